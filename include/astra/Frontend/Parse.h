@@ -1,0 +1,23 @@
+//===- Parse.h - Parse a CUDA file and run code on its AST ------*- C++ -*-===//
+#ifndef ASTRA_FRONTEND_PARSE_H
+#define ASTRA_FRONTEND_PARSE_H
+
+#include "astra/Support/CompileSetup.h"
+#include "clang/AST/ASTContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+namespace astra {
+
+/// Parses \p Code (the contents of \p FileName) as CUDA for the device and
+/// calls \p Fn with the AST. The AST lives only during the call. Parse errors
+/// are printed Clang-style and returned as a bad-input error; an error from
+/// \p Fn is returned as is.
+llvm::Error
+withParsedAST(const CompileSetup &Setup, llvm::StringRef FileName,
+              llvm::StringRef Code,
+              llvm::function_ref<llvm::Error(clang::ASTContext &)> Fn);
+
+} // namespace astra
+
+#endif // ASTRA_FRONTEND_PARSE_H

@@ -1,0 +1,55 @@
+//===- CompileSetup.h - How a CUDA file is compiled -------------*- C++ -*-===//
+//
+// One description of the device-side compile shared by the frontend (parse to
+// an AST) and the codegen (emit PTX): target architecture, where the CUDA
+// toolkit and Clang's resource headers are, and the project flags read from a
+// compilation database. It holds strings only, so Support stays free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_SUPPORT_COMPILESETUP_H
+#define ASTRA_SUPPORT_COMPILESETUP_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct CompileSetup {
+  /// Target GPU, e.g. "sm_90a".
+  std::string GpuArch = "sm_90a";
+  /// CUDA toolkit root (holds include/cuda_runtime.h and nvvm/libdevice).
+  std::string CudaPath;
+  /// Clang resource directory (holds include/__clang_cuda_runtime_wrapper.h).
+  std::string ResourceDir;
+  /// Optimisation level passed to cc1 (codegen only).
+  std::string OptLevel = "-O3";
+  /// Project flags (-I, -D, -std, ...) from compile_commands.json or the user.
+  std::vector<std::string> ExtraArgs;
+
+  /// The clang driver command line (argv[0] first) that compiles \p File for
+  /// the device only.
+  std::vector<std::string> buildDriverArgs(llvm::StringRef File) const;
+};
+
+/// Resolves the resource directory: `<exe dir>/../lib/clang/<major>` when it
+/// exists (the installed, relocatable layout), else the build machine's.
+std::string findResourceDir();
+
+/// Resolves the CUDA toolkit root: \p Override, else $CUDA_HOME, $CUDA_PATH,
+/// /usr/local/cuda, or the directory above `nvcc` on the PATH. Empty when none.
+std::string findCudaPath(llvm::StringRef Override = "");
+
+/// Finds a CUDA tool (ptxas, nvcc) under \p CudaPath/bin or on the PATH.
+std::string findCudaTool(llvm::StringRef Name, llvm::StringRef CudaPath);
+
+/// Directory of the running executable.
+std::string getExecutableDir();
+
+/// Checks that \p Arch names an NVIDIA GPU Clang knows (sm_XX[a]).
+llvm::Error checkGpuArch(llvm::StringRef Arch);
+
+} // namespace astra
+
+#endif // ASTRA_SUPPORT_COMPILESETUP_H

@@ -1,0 +1,30 @@
+//===- Pipeline.h - Apply rewrites to a file --------------------*- C++ -*-===//
+#ifndef ASTRA_TRANSFORMS_PIPELINE_H
+#define ASTRA_TRANSFORMS_PIPELINE_H
+
+#include "astra/Support/CompileSetup.h"
+#include "astra/Transforms/Rewrite.h"
+
+namespace astra {
+
+struct ApplyResult {
+  std::string Code;                ///< the whole rewritten file
+  std::vector<RewriteSite> Sites;  ///< every site visited
+};
+
+/// Parses \p Code, runs the rewrite named in \p P, applies its edits and
+/// formats the edited lines. Fails (exit 1) with every refused site's location
+/// and reason when the rewrite applied nowhere.
+llvm::Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
+                                         llvm::StringRef FileName,
+                                         llvm::StringRef Code,
+                                         const RewriteParams &P);
+
+/// Runs every rewrite without editing; returns the sites of each.
+llvm::Expected<std::vector<std::pair<std::string, std::vector<RewriteSite>>>>
+listRewriteSites(const CompileSetup &Setup, llvm::StringRef FileName,
+                 llvm::StringRef Code);
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,142 @@
+//===- Pipeline.cpp - Apply rewrites to a file ----------------------------===//
+#include "astra/Transforms/Pipeline.h"
+#include "astra/Frontend/Kernels.h"
+#include "astra/Frontend/Parse.h"
+#include "clang/Format/Format.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+/// Checks that the kernel and loop the user named exist.
+static Error checkSelection(ASTContext &Ctx, StringRef FileName,
+                            const RewriteParams &P) {
+  if (P.Kernel.empty())
+    return Error::success();
+  std::vector<std::string> Names;
+  for (const FunctionDecl *K : findKernels(Ctx)) {
+    std::string Name = K->getNameAsString();
+    Names.push_back(Name);
+    if (Name != P.Kernel)
+      continue;
+    if (P.Loop.empty())
+      return Error::success();
+    unsigned N = collectLoops(K->getBody()).size();
+    for (unsigned I = 0; I < N; ++I)
+      if (makeLoopId(Name, I) == P.Loop)
+        return Error::success();
+    return makeInputError(DiagLoc{FileName.str()},
+                          "unknown loop id '" + P.Loop + "': kernel '" + Name +
+                              "' has " + Twine(N) + " loop(s)" +
+                              (N ? " (" + makeLoopId(Name, 0) + " .. " +
+                                       makeLoopId(Name, N - 1) + ")"
+                                 : std::string()));
+  }
+  return makeInputError(DiagLoc{FileName.str()},
+                        "unknown kernel '" + P.Kernel + "'; kernels in file: " +
+                            (Names.empty() ? "none" : join(Names, ", ")));
+}
+
+static Expected<std::string> applyAndFormat(StringRef FileName, StringRef Code,
+                                            const tooling::Replacements &Edits) {
+  // Format only the lines the edits touched, in the file's own style when it
+  // has a .clang-format, else LLVM's.
+  Expected<format::FormatStyle> Style =
+      format::getStyle("file", FileName, "LLVM", Code);
+  if (!Style) {
+    consumeError(Style.takeError());
+    Style = format::getLLVMStyle();
+  }
+  Style->SortIncludes = {};
+  Expected<tooling::Replacements> Formatted =
+      format::formatReplacements(Code, Edits, *Style);
+  if (!Formatted)
+    return makeInternalError("formatting the rewritten code failed: " +
+                             toString(Formatted.takeError()));
+  Expected<std::string> Result =
+      tooling::applyAllReplacements(Code, *Formatted);
+  if (!Result)
+    return makeInternalError("applying the edits failed: " +
+                             toString(Result.takeError()));
+  return *Result;
+}
+
+Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
+                                   StringRef FileName, StringRef Code,
+                                   const RewriteParams &P) {
+  Rewrite *R = findRewrite(P.Name);
+  if (!R) {
+    std::vector<std::string> Names;
+    for (const auto &X : getRewrites())
+      Names.push_back(X->getName().str());
+    return makeInputError("unknown rewrite '" + P.Name + "'; known: " +
+                          join(Names, ", "));
+  }
+  ApplyResult Result;
+  tooling::Replacements Edits;
+  Error E = withParsedAST(Setup, FileName, Code, [&](ASTContext &Ctx) -> Error {
+    if (Error E = checkSelection(Ctx, FileName, P))
+      return E;
+    RewriteContext RC(Ctx, FileName);
+    if (Error E = R->run(RC, P, /*DryRun=*/false, Result.Sites))
+      return E;
+    Edits = RC.getEdits();
+    return Error::success();
+  });
+  if (E)
+    return std::move(E);
+
+  if (Edits.empty()) {
+    // Say where and why, Clang-style, one line per refused site.
+    std::string Msg;
+    raw_string_ostream OS(Msg);
+    OS << "rewrite '" << P.Name << "' does not apply";
+    if (!P.Loop.empty())
+      OS << " to loop " << P.Loop;
+    else if (!P.Kernel.empty())
+      OS << " to kernel " << P.Kernel;
+    unsigned Shown = 0;
+    for (const RewriteSite &S : Result.Sites) {
+      if (!S.Selected)
+        continue;
+      OS << "\n";
+      printDiag(OS, S.Loc, "note", S.Detail);
+      Msg.pop_back(); // printDiag ends with a newline
+      ++Shown;
+    }
+    if (!Shown)
+      OS << ": no candidate site found";
+    return makeInputError(DiagLoc{FileName.str()}, Msg);
+  }
+  Expected<std::string> NewCode = applyAndFormat(FileName, Code, Edits);
+  if (!NewCode)
+    return NewCode.takeError();
+  Result.Code = std::move(*NewCode);
+  return std::move(Result);
+}
+
+Expected<std::vector<std::pair<std::string, std::vector<RewriteSite>>>>
+listRewriteSites(const CompileSetup &Setup, StringRef FileName,
+                 StringRef Code) {
+  std::vector<std::pair<std::string, std::vector<RewriteSite>>> Out;
+  Error E = withParsedAST(Setup, FileName, Code, [&](ASTContext &Ctx) -> Error {
+    for (const auto &R : getRewrites()) {
+      RewriteContext RC(Ctx, FileName);
+      RewriteParams P;
+      P.Name = R->getName().str();
+      std::vector<RewriteSite> Sites;
+      if (Error E = R->run(RC, P, /*DryRun=*/true, Sites))
+        return E;
+      Out.emplace_back(P.Name, std::move(Sites));
+    }
+    return Error::success();
+  });
+  if (E)
+    return std::move(E);
+  return std::move(Out);
+}
+
+} // namespace astra

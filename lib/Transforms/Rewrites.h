@@ -1,0 +1,17 @@
+//===- Rewrites.h - Factories of the catalogue's rewrites -------*- C++ -*-===//
+// Private to lib/Transforms: each rewrite file defines one create function.
+#ifndef ASTRA_LIB_TRANSFORMS_REWRITES_H
+#define ASTRA_LIB_TRANSFORMS_REWRITES_H
+
+#include "astra/Transforms/Rewrite.h"
+
+namespace astra {
+
+using RewriteFactory = std::unique_ptr<Rewrite> (*)();
+
+/// The factories in catalogue order (defined in Rewrites.cpp).
+std::vector<RewriteFactory> getRewriteFactories();
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,56 @@
+# lit configuration for astra-opt. Run through ctest (one ctest test per
+# suite directory) or directly: lit -sv build/test/<Suite>.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+if not hasattr(config, "astra_obj_root"):
+    site = lit_config.params.get("astra_site_config") or os.environ.get("ASTRA_LIT_SITE_CONFIG")
+    if not site:
+        lit_config.fatal("run through ctest, or pass --param astra_site_config="
+                         "<build>/test/lit.site.cfg.py")
+    exec(open(site).read())
+
+config.name = "astra-opt"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cu", ".test", ".json"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.astra_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.astra_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+for var in ("CUDA_HOME", "CUDA_PATH", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%astra-opt", os.path.join(config.astra_tools_dir, "astra-opt")))
+config.substitutions.append(("%kernels", os.path.join(config.astra_src_root, "kernels")))
+config.substitutions.append(("%cuda_path", config.cuda_path))
+
+# Features: what this machine can do.
+if config.cuda_path and os.path.exists(os.path.join(config.cuda_path, "include", "cuda_runtime.h")):
+    config.available_features.add("cuda-headers")
+if config.cuda_path and os.path.exists(
+        os.path.join(config.cuda_path, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+if shutil.which("ptxas") or (config.cuda_path and os.path.exists(
+        os.path.join(config.cuda_path, "bin", "ptxas"))):
+    config.available_features.add("ptxas")
+
+
+def has_cuda_device():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+        return out.returncode == 0 and "GPU" in out.stdout
+    except Exception:
+        return False
+
+
+if has_cuda_device():
+    config.available_features.add("cuda-device")

@@ -1,0 +1,16 @@
+//===- Modes.h - The driver's modes -----------------------------*- C++ -*-===//
+// Each mode lives in its own file and owns its own options.
+#ifndef ASTRA_TOOLS_MODES_H
+#define ASTRA_TOOLS_MODES_H
+
+#include "Options.h"
+
+namespace astra {
+
+/// --emit-ptx / --ptx-stats. Returns false in \p Handled when not requested.
+llvm::Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
+                       bool &Handled);
+
+} // namespace astra
+
+#endif

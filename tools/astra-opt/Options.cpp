@@ -1,0 +1,45 @@
+//===- Options.cpp - Command-line options shared by the modes -------------===//
+#include "Options.h"
+#include "astra/Support/Error.h"
+
+using namespace llvm;
+
+namespace astra {
+
+cl::OptionCategory AstraCategory("astra-opt options");
+
+cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input .cu file | ->"),
+                               cl::cat(AstraCategory));
+cl::opt<std::string> OutputFile("o", cl::desc("Output file (default: stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(AstraCategory));
+cl::opt<std::string> GpuArch("gpu-arch",
+                             cl::desc("Target GPU architecture (default sm_90a)"),
+                             cl::value_desc("sm_XX"), cl::init("sm_90a"),
+                             cl::cat(AstraCategory));
+cl::opt<std::string>
+    CudaPathOpt("cuda-path",
+                cl::desc("CUDA toolkit root (default: $CUDA_HOME, "
+                         "/usr/local/cuda, or nvcc's)"),
+                cl::value_desc("dir"), cl::cat(AstraCategory));
+cl::opt<std::string>
+    BuildPath("p",
+              cl::desc("Build directory holding compile_commands.json"),
+              cl::value_desc("build dir"), cl::cat(AstraCategory));
+cl::list<std::string>
+    ExtraArgs("extra-arg",
+              cl::desc("Additional compiler argument (repeatable)"),
+              cl::value_desc("arg"), cl::cat(AstraCategory));
+
+Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
+  if (Error E = checkGpuArch(GpuArch))
+    return std::move(E);
+  CompileSetup S;
+  S.GpuArch = GpuArch;
+  S.CudaPath = findCudaPath(CudaPathOpt);
+  S.ResourceDir = findResourceDir();
+  S.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  return S;
+}
+
+} // namespace astra

@@ -61,7 +61,7 @@ __global__ void fused_add_rmsnorm(T_* input, T_* residual, const T_* weight,
 
   partial[threadIdx.x] = sum_sq;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] += partial[threadIdx.x + s];
     }

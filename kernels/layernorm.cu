@@ -49,7 +49,7 @@ __global__ void layernorm(__half* out, const __half* input, const float* gamma,
   }
   partial[threadIdx.x] = sum;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] += partial[threadIdx.x + s];
     }
@@ -66,7 +66,7 @@ __global__ void layernorm(__half* out, const __half* input, const float* gamma,
   }
   partial[threadIdx.x] = sum_sq;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] += partial[threadIdx.x + s];
     }

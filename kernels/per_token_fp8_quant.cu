@@ -62,7 +62,7 @@ __global__ void per_token_fp8_quant(__nv_fp8_e4m3* out, float* scale,
 
   partial[threadIdx.x] = absmax;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] = fmaxf(partial[threadIdx.x],
                                    partial[threadIdx.x + s]);

@@ -60,7 +60,7 @@ __global__ void per_token_group_int8_quant(int8_t* out, float* scales,
 
   partial[threadIdx.x] = fabsf(v);
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] = fmaxf(partial[threadIdx.x],
                                    partial[threadIdx.x + s]);

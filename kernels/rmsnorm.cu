@@ -58,7 +58,7 @@ __global__ void rmsnorm(T_* out, const T_* input, int input_stride,
   // Tree reduction in shared memory.
   partial[threadIdx.x] = sum_sq;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       partial[threadIdx.x] += partial[threadIdx.x + s];
     }

@@ -49,7 +49,7 @@ __global__ void per_token_group_int8_quant(int8_t* out, float* scales,
 
   const int group = blockIdx.x;
   const int64_t token = blockIdx.y;
-  const int num_groups = gridDim.x;
+  const int num_groups = (d + group_size - 1) / group_size;
   const int i = group * group_size + threadIdx.x;
   const bool active = i < d;
 

@@ -1,0 +1,251 @@
+//===- Spec.h - Launch specs: data, parsing, resolution ---------*- C++ -*-===//
+//
+// The launch spec (`<file>.astra.json`, design section 5, docs/spec.md) is a
+// kernel's launch contract: its arguments (buffers with element type, size
+// and role; scalars with a value), grid, block, dynamic shared memory, the
+// problem shapes to run, and the output tolerance.
+//
+// parseSpec() reads and checks a spec on its own (JSON syntax, fields,
+// expressions); checkSpec() checks it against the kernels' signatures and
+// every shape; resolve() turns one kernel spec and one shape into concrete
+// launch numbers for the harness. Errors are AstraErrors (exit 1) located at
+// the JSON line:col of the offending field; all errors found are returned
+// together (llvm::joinErrors), not only the first.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_HARNESS_SPEC_H
+#define ASTRA_HARNESS_SPEC_H
+
+#include "astra/Harness/Expr.h"
+#include "astra/Support/Error.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+//===-- Element types -----------------------------------------------------===//
+
+enum class DType {
+  F32, F64, F16, BF16, FP8E4M3, FP8E5M2,
+  I8, U8, I16, U16, I32, U32, I64, U64,
+};
+
+/// Size of one element in bytes.
+unsigned dtypeSize(DType T);
+/// The spec spelling: "f32", "bf16", "fp8e4m3", "u64", ...
+llvm::StringRef dtypeName(DType T);
+std::optional<DType> parseDType(llvm::StringRef Name);
+bool isFloatDType(DType T);     ///< f32 f64 f16 bf16 fp8*
+bool isSignedIntDType(DType T); ///< i8 i16 i32 i64
+
+//===-- Spec data ----------------------------------------------------------===//
+
+enum class ArgRole { In, Out, InOut };
+llvm::StringRef roleName(ArgRole R);
+
+/// Input value distributions for float buffers (docs/spec.md, `dist`).
+enum class Dist { Normal, Uniform, Positive, Heavy, Small, Large };
+llvm::StringRef distName(Dist D);
+std::optional<Dist> parseDist(llvm::StringRef Name);
+
+/// A scalar value: an integer expression, or a float literal.
+struct ScalarValue {
+  bool IsFloat = false;
+  double Float = 0; ///< when IsFloat
+  Expr Int;         ///< when !IsFloat
+};
+
+/// Structured generators (docs/spec.md, `gen`).
+enum class GenKind {
+  CsrIndptr,      ///< rows+1 non-decreasing offsets from 0
+  CsrIndices,     ///< column ids per CSR row, distinct and sorted per row
+  DistinctPerRow, ///< groups of `row` distinct values from `range`
+  Sorted,         ///< non-decreasing values from `range`
+  Permutation,    ///< a permutation of 0..count-1
+  Iota,           ///< 0, 1, 2, ...
+  Constant,       ///< every element = value
+};
+llvm::StringRef genKindName(GenKind K);
+
+struct GenSpec {
+  GenKind Kind = GenKind::Iota;
+  Expr Rows, MinDegree, MaxDegree; ///< csr_indptr
+  Expr Row;                        ///< distinct_per_row
+  std::string Indptr;              ///< csr_indices: name of the indptr arg
+  ScalarValue Value;               ///< constant
+};
+
+struct ArgSpec {
+  std::string Name;
+  DType Type = DType::F32;
+  /// A scalar (`value` given) or a buffer (`count` and `role` given).
+  bool IsScalar = false;
+  // Buffers.
+  Expr Count;
+  ArgRole Role = ArgRole::In;
+  std::optional<Dist> Distribution; ///< `dist`, when given
+  std::optional<std::pair<Expr, Expr>> Range; ///< `range` [lo, hi)
+  std::optional<GenSpec> Gen;
+  /// Inject a few NaN/Inf into this input (`"specials": true`).
+  bool Specials = false;
+  // Scalars.
+  ScalarValue Value;
+  /// Field path for diagnostics, e.g. "kernels[0].args[2]".
+  std::string Path;
+  /// False when parsing found an error in this argument's fields.
+  bool Valid = true;
+};
+
+struct Tolerance {
+  double Rtol = 0;
+  double Atol = 0;
+};
+/// The default tolerance for outputs of type \p T (design section 6):
+/// f32 1e-5/1e-6, f16 1e-3/1e-5, bf16 8e-3/1e-5, fp8 e4m3 0.125/1e-3, e5m2
+/// 0.25/1e-3, f64 1e-12/1e-14; integers exact (0/0).
+Tolerance defaultTolerance(DType T);
+
+struct KernelSpec {
+  /// As written in the spec, e.g. "act_and_mul<__half>".
+  std::string Kernel;
+  std::vector<ArgSpec> Args;
+  std::vector<Expr> Grid;  ///< 1 to 3 (x, y, z)
+  std::vector<Expr> Block; ///< 1 to 3 (x, y, z)
+  Expr SharedBytes;        ///< empty = 0
+  std::vector<Shape> Shapes;
+  std::optional<double> Rtol, Atol; ///< `tolerance`, when given
+  bool NoAlias = false;
+  /// Field path for diagnostics: "" for a single-kernel file, else
+  /// "kernels[<i>]".
+  std::string Path;
+  /// False when parsing found an error in this kernel's fields (checkSpec
+  /// then skips the checks that need them).
+  bool Valid = true;
+
+  /// The spec's tolerance, completed by the default for \p OutType.
+  Tolerance toleranceFor(DType OutType) const;
+  /// The kernel's base name, without template arguments.
+  llvm::StringRef baseName() const;
+};
+
+/// Maps field paths ("kernels[0].args[2].dtype") to JSON positions.
+class SpecLocator {
+public:
+  /// Scans \p JSON (already known to be valid JSON).
+  void index(llvm::StringRef JSON);
+  /// Position of the value at \p Path; falls back to the nearest enclosing
+  /// path that has one. Line 0 when unknown.
+  DiagLoc locate(llvm::StringRef Path) const;
+  /// Position of the key of member \p Path (for unknown fields).
+  DiagLoc locateKey(llvm::StringRef Path) const;
+  std::string FileName;
+
+private:
+  struct Pos {
+    unsigned Line, Col;
+  };
+  llvm::StringMap<Pos> Values, Keys;
+  DiagLoc find(const llvm::StringMap<Pos> &M, llvm::StringRef Path) const;
+};
+
+struct LaunchSpecFile {
+  std::string FileName;
+  std::vector<KernelSpec> Kernels;
+  SpecLocator Locator;
+
+  /// The kernel named \p Name (exact, whitespace-insensitive), or null.
+  const KernelSpec *find(llvm::StringRef Name) const;
+  /// An input error at the JSON position of \p Path: "<Path>: <Msg>".
+  llvm::Error error(llvm::StringRef Path, const llvm::Twine &Msg) const;
+};
+
+/// Parses and checks a spec on its own: JSON syntax (with line:col), unknown
+/// and missing fields, field types, dtypes, roles, expressions (syntax, and
+/// variables bound by every shape), unfilled `TODO` placeholders.
+llvm::Expected<LaunchSpecFile> parseSpec(llvm::StringRef JSON,
+                                         llvm::StringRef FileName);
+/// Reads \p Path and calls parseSpec.
+llvm::Expected<LaunchSpecFile> parseSpecFile(llvm::StringRef Path);
+
+//===-- Resolution ---------------------------------------------------------===//
+
+struct ResolvedArg {
+  bool IsScalar = false;
+  DType Type = DType::F32;
+  // Buffers.
+  uint64_t Count = 0; ///< elements
+  uint64_t Bytes = 0; ///< Count * dtypeSize
+  // Scalars: the value, and its bytes as the kernel parameter of Type.
+  bool IsFloat = false;
+  int64_t IntValue = 0;
+  double FloatValue = 0;
+  uint8_t ParamBytes[8] = {};
+  unsigned ParamSize = 0;
+};
+
+struct ResolvedLaunch {
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t Block[3] = {1, 1, 1};
+  uint32_t SharedBytes = 0;
+  std::vector<ResolvedArg> Args; ///< parallel to KernelSpec::Args
+};
+
+/// Launch limits checked by resolve().
+constexpr int64_t MaxThreadsPerBlock = 1024;
+constexpr int64_t MaxGridX = 2147483647;
+constexpr int64_t MaxGridYZ = 65535;
+constexpr int64_t MaxBlockZ = 64;
+
+/// Evaluates every expression of \p K for \p S and checks the launch limits
+/// (grid and block sizes >= 1, block <= 1024 threads, grid.y/z <= 65535,
+/// counts >= 0, scalar values fitting their dtype).
+llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
+
+//===-- Checking against the kernels ---------------------------------------===//
+
+/// What the spec is checked against: a kernel's parameters as the frontend
+/// sees them (filled from the Clang AST by the driver).
+struct ParamInfo {
+  std::string Name;
+  std::string TypeSpelling; ///< e.g. "const float *"
+  bool IsPointer = false;
+  bool PointeeConst = false;
+  /// The element type (pointee for pointers), when it maps to a dtype.
+  std::optional<DType> Elem;
+  /// Seen loaded from / stored to in the body (pointers; false if unknown).
+  bool Loads = false, Stores = false;
+};
+
+struct KernelInfo {
+  /// The name a spec uses: "rmsnorm", or for a template instantiation
+  /// "act_and_mul<__half>".
+  std::string Name;
+  std::vector<ParamInfo> Params;
+  /// For an uninstantiated template: no Params; the spec must name an
+  /// instantiation.
+  bool IsTemplatePattern = false;
+};
+
+/// Checks \p F against \p Kernels (argument names, order, kinds and dtypes,
+/// roles on const pointers, kernel names) and resolves every kernel on every
+/// shape (launch limits). Returns all errors found.
+llvm::Error checkSpec(const LaunchSpecFile &F,
+                      llvm::ArrayRef<KernelInfo> Kernels);
+
+/// A starting spec for \p Kernels (JSON text): dtypes and roles filled in
+/// from the signatures; counts, values, grid, block and shapes left as
+/// `TODO` placeholders that --check-spec reports until filled in.
+std::string emitStartingSpec(llvm::ArrayRef<KernelInfo> Kernels);
+
+/// Maps a C/CUDA element type spelling ("float", "__half", "__nv_bfloat16",
+/// "int", "unsigned char", ...) to a dtype.
+std::optional<DType> dtypeForTypeName(llvm::StringRef Spelling);
+
+} // namespace astra
+
+#endif // ASTRA_HARNESS_SPEC_H

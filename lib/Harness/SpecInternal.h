@@ -1,0 +1,33 @@
+//===- SpecInternal.h - Shared between the spec sources ---------*- C++ -*-===//
+#ifndef ASTRA_LIB_HARNESS_SPECINTERNAL_H
+#define ASTRA_LIB_HARNESS_SPECINTERNAL_H
+
+#include "astra/Harness/Spec.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace astra {
+namespace detail {
+
+/// Parses \p JSON as far as it can: every error found goes into \p Errs;
+/// kernels and arguments with errors are kept with Valid = false. \p JsonOk
+/// is false when the text is not JSON at all (nothing else was checked).
+LaunchSpecFile parseSpecCollecting(llvm::StringRef JSON,
+                                   llvm::StringRef FileName, llvm::Error &Errs,
+                                   bool &JsonOk);
+
+/// Evaluates \p K for \p S into \p Out; each problem is reported with the
+/// field path it belongs to. Returns false when anything was reported.
+bool resolveReporting(
+    const KernelSpec &K, const Shape &S, ResolvedLaunch &Out,
+    llvm::function_ref<void(llvm::StringRef Path, const llvm::Twine &Msg)>
+        Report);
+
+/// Appends \p E to \p Errs.
+inline void addError(llvm::Error &Errs, llvm::Error E) {
+  Errs = llvm::joinErrors(std::move(Errs), std::move(E));
+}
+
+} // namespace detail
+} // namespace astra
+
+#endif

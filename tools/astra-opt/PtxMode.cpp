@@ -1,6 +1,8 @@
 //===- PtxMode.cpp - --emit-ptx -------------------------------------------===//
 #include "Modes.h"
 #include "astra/Codegen/PtxEmitter.h"
+#include "astra/Codegen/PtxStats.h"
+#include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 
 using namespace llvm;
@@ -11,15 +13,40 @@ static cl::opt<bool> EmitPtx("emit-ptx",
                              cl::desc("Compile (after any rewrites) to PTX"),
                              cl::cat(AstraCategory));
 
+static cl::opt<bool>
+    PtxStats("ptx-stats",
+             cl::desc("Print per-kernel registers, spills and shared memory "
+                      "(runs ptxas from the CUDA toolkit)"),
+             cl::cat(AstraCategory));
+
 Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
                  bool &Handled) {
-  Handled = EmitPtx;
-  if (!EmitPtx)
+  Handled = EmitPtx || PtxStats;
+  if (!Handled)
     return Error::success();
+  std::string Ptxas;
+  if (PtxStats) {
+    // Say it before the compile: the user asked for something we cannot do.
+    Ptxas = findCudaTool("ptxas", Setup.CudaPath);
+    if (Ptxas.empty())
+      return makeInputError("--ptx-stats: ptxas is missing (not in "
+                            "$CUDA_HOME/bin, --cuda-path or on the PATH)");
+  }
   Expected<std::string> Ptx = emitPtx(Setup, In.FileName, In.Code);
   if (!Ptx)
     return Ptx.takeError();
-  return writeFileAtomically(OutputFile, *Ptx);
+  if (EmitPtx)
+    if (Error E = writeFileAtomically(OutputFile, *Ptx))
+      return E;
+  if (!PtxStats)
+    return Error::success();
+  auto Stats = runPtxas(Ptxas, Setup.GpuArch, *Ptx);
+  if (!Stats)
+    return Stats.takeError();
+  // Stats go to stdout unless the PTX itself went there.
+  bool PtxOnStdout = EmitPtx && OutputFile == "-";
+  printResources(PtxOnStdout ? errs() : outs(), *Stats);
+  return Error::success();
 }
 
 } // namespace astra

@@ -22,6 +22,11 @@ static cl::list<std::string>
                    "loop= select where (repeatable, applied in order)"),
           cl::value_desc("rewrite"), cl::cat(AstraCategory));
 
+static cl::opt<bool> PrintPaths(
+    "print-paths",
+    cl::desc("Print the Clang resource directory and CUDA toolkit in use"),
+    cl::cat(AstraCategory));
+
 static void printVersion(raw_ostream &OS) {
   OS << "astra-opt 0.1.0 (LLVM/Clang " LLVM_VERSION_STRING ")\n";
 }
@@ -40,6 +45,12 @@ static std::string getRewritesHelp() {
 }
 
 static Error run() {
+  if (PrintPaths) {
+    std::string Cuda = findCudaPath(CudaPathOpt);
+    outs() << "resource-dir: " << findResourceDir() << "\n"
+           << "cuda-path: " << (Cuda.empty() ? "(not found)" : Cuda) << "\n";
+    return Error::success();
+  }
   if (InputFile.empty())
     return makeInputError("no input file (use '-' for stdin); see --help");
   Expected<std::unique_ptr<MemoryBuffer>> Buf = readInputFile(InputFile);

@@ -5,6 +5,11 @@
 
 namespace astra {
 
-std::vector<RewriteFactory> getRewriteFactories() { return {}; }
+std::vector<RewriteFactory> getRewriteFactories() {
+  // Design section 4 order.
+  return {
+      createFastMath,
+  };
+}
 
 } // namespace astra

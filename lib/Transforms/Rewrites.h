@@ -12,6 +12,8 @@ using RewriteFactory = std::unique_ptr<Rewrite> (*)();
 /// The factories in catalogue order (defined in Rewrites.cpp).
 std::vector<RewriteFactory> getRewriteFactories();
 
+std::unique_ptr<Rewrite> createFastMath();
+
 } // namespace astra
 
 #endif

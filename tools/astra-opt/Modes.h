@@ -11,6 +11,10 @@ namespace astra {
 llvm::Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
                        bool &Handled);
 
+/// --list-rewrites [--json]. Returns false in \p Handled when not requested.
+llvm::Error runListMode(const CompileSetup &Setup, const InputSource &In,
+                        bool &Handled);
+
 } // namespace astra
 
 #endif

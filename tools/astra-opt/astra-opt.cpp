@@ -79,6 +79,10 @@ static Error run() {
     return E;
   if (Handled)
     return Error::success();
+  if (Error E = runListMode(*Setup, In, Handled))
+    return E;
+  if (Handled)
+    return Error::success();
 
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "

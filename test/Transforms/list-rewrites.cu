@@ -1,0 +1,24 @@
+// --list-rewrites: every rewrite, every site, applies or why not; --json.
+// REQUIRES: cuda-headers
+// RUN: %astra-opt --list-rewrites %s | FileCheck %s
+// RUN: %astra-opt --list-rewrites --json %s -o %t.json
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: not %astra-opt --json %s 2>&1 | FileCheck %s --check-prefix=NOLIST
+
+__global__ void scale(float *out, const float *in, float s, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    out[i] = in[i] / s;
+}
+
+// CHECK: list-rewrites.cu:10:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
+
+// JSON:      "applies": true,
+// JSON-NEXT: "col": 14,
+// JSON-NEXT: "detail": "x/y -> __fdividef(x, y)",
+// JSON-NEXT: "file": "{{.*}}list-rewrites.cu",
+// JSON-NEXT: "kernel": "scale",
+// JSON-NEXT: "line": 10,
+// JSON-NEXT: "loop": "scale:L0",
+// JSON-NEXT: "rewrite": "fast-math"
+
+// NOLIST: error: --json needs --list-rewrites

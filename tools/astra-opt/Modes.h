@@ -15,6 +15,10 @@ llvm::Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
 llvm::Error runListMode(const CompileSetup &Setup, const InputSource &In,
                         bool &Handled);
 
+/// --print-kernel-model. Returns false in \p Handled when not requested.
+llvm::Error runModelMode(const CompileSetup &Setup, const InputSource &In,
+                         bool &Handled);
+
 } // namespace astra
 
 #endif

@@ -83,6 +83,8 @@ static Error run() {
     return E;
   if (Handled)
     return Error::success();
+  if (Error E = runModelMode(*Setup, In, Handled); E || Handled)
+    return E;
 
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "

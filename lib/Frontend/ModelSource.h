@@ -1,0 +1,77 @@
+//===- ModelSource.h - Source text and locations for the model --*- C++ -*-===//
+//
+// Private to lib/Frontend: what the KernelModel builders share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_FRONTEND_MODELSOURCE_H
+#define ASTRA_LIB_FRONTEND_MODELSOURCE_H
+
+#include "astra/Support/Error.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include <string>
+
+namespace astra {
+
+/// The AST of one file and the name its locations are reported under.
+class ModelSource {
+public:
+  ModelSource(clang::ASTContext &Ctx, llvm::StringRef FileName)
+      : Ctx(Ctx), FileName(FileName.str()) {}
+
+  clang::ASTContext &getASTContext() const { return Ctx; }
+  const clang::SourceManager &getSourceManager() const {
+    return Ctx.getSourceManager();
+  }
+  clang::PrintingPolicy getPolicy() const;
+
+  /// The text of \p R as written, on one line (runs of whitespace become one
+  /// space). Empty when the range cannot be mapped to the file (e.g. it lies
+  /// inside a macro definition).
+  std::string getText(clang::SourceRange R) const;
+  /// The text of \p E as written, or pretty-printed when not in the file.
+  std::string getText(const clang::Expr *E) const;
+  /// \p T printed (sugar kept: `float4`, `__half`, `T`).
+  std::string print(clang::QualType T) const;
+
+  /// Where \p Loc is as the user sees it (the expansion location for code
+  /// from macros); the main file is named with FileName.
+  DiagLoc getLoc(clang::SourceLocation Loc) const;
+  /// The location lies in a macro expansion.
+  bool isFromMacro(clang::SourceLocation Loc) const { return Loc.isMacroID(); }
+
+private:
+  clang::ASTContext &Ctx;
+  std::string FileName;
+};
+
+/// Loops of a kernel body: statement -> index in collectLoops order.
+using LoopIndexMap = llvm::DenseMap<const clang::Stmt *, unsigned>;
+
+/// Strips parentheses and all casts (implicit and explicit).
+const clang::Expr *stripCasts(const clang::Expr *E);
+
+/// Matches a binary operation written as a BinaryOperator or, in templates,
+/// as an unresolved overloaded operator call.
+bool matchBinary(const clang::Expr *E, clang::BinaryOperatorKind &Op,
+                 const clang::Expr *&LHS, const clang::Expr *&RHS);
+
+/// Matches a unary operation (see matchBinary).
+bool matchUnary(const clang::Expr *E, clang::UnaryOperatorKind &Op,
+                const clang::Expr *&Sub);
+
+/// `threadIdx.x`, `blockDim.y`, ... for a CUDA built-in variable access
+/// (through casts), else empty.
+std::string getBuiltinVarName(const clang::Expr *E);
+
+/// The variable \p E names (through casts), or null.
+const clang::VarDecl *getReferencedVar(const clang::Expr *E);
+
+/// The name of the function \p Call calls, also for unresolved calls in
+/// templates; empty when unknown.
+std::string getCalleeName(const clang::CallExpr *Call);
+
+} // namespace astra
+
+#endif

@@ -1,4 +1,4 @@
-//===- Expr.cpp - Integer expressions over shape variables ----------------===//
+//===- SizeExpr.cpp - Integer expressions over shape variables ----------------===//
 #include "astra/Harness/Expr.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,7 +33,7 @@ std::string Shape::str() const {
   return S;
 }
 
-struct Expr::Node {
+struct SizeExpr::Node {
   enum Kind { Lit, Var, Neg, Add, Sub, Mul, Div, Rem, Min, Max, CeilDiv } K;
   int64_t Value = 0;
   std::string Name;
@@ -41,7 +41,7 @@ struct Expr::Node {
 };
 
 namespace {
-using NodePtr = std::shared_ptr<const Expr::Node>;
+using NodePtr = std::shared_ptr<const SizeExpr::Node>;
 
 class Parser {
 public:
@@ -85,8 +85,8 @@ private:
     }
     return false;
   }
-  static NodePtr make(Expr::Node::Kind K, NodePtr L, NodePtr R = nullptr) {
-    auto N = std::make_shared<Expr::Node>();
+  static NodePtr make(SizeExpr::Node::Kind K, NodePtr L, NodePtr R = nullptr) {
+    auto N = std::make_shared<SizeExpr::Node>();
     N->K = K;
     N->L = std::move(L);
     N->R = std::move(R);
@@ -97,9 +97,9 @@ private:
     NodePtr L = parseProduct();
     while (L) {
       if (consume('+'))
-        L = make(Expr::Node::Add, L, parseProduct());
+        L = make(SizeExpr::Node::Add, L, parseProduct());
       else if (consume('-'))
-        L = make(Expr::Node::Sub, L, parseProduct());
+        L = make(SizeExpr::Node::Sub, L, parseProduct());
       else
         break;
       if (Failed)
@@ -111,13 +111,13 @@ private:
   NodePtr parseProduct() {
     NodePtr L = parseUnary();
     while (L) {
-      Expr::Node::Kind K;
+      SizeExpr::Node::Kind K;
       if (consume('*'))
-        K = Expr::Node::Mul;
+        K = SizeExpr::Node::Mul;
       else if (consume('/'))
-        K = Expr::Node::Div;
+        K = SizeExpr::Node::Div;
       else if (consume('%'))
-        K = Expr::Node::Rem;
+        K = SizeExpr::Node::Rem;
       else
         break;
       L = make(K, L, parseUnary());
@@ -130,7 +130,7 @@ private:
   NodePtr parseUnary() {
     if (consume('-')) {
       NodePtr Operand = parseUnary();
-      return Operand ? make(Expr::Node::Neg, Operand) : nullptr;
+      return Operand ? make(SizeExpr::Node::Neg, Operand) : nullptr;
     }
     if (consume('+'))
       return parseUnary();
@@ -163,8 +163,8 @@ private:
           return fail("invalid number '" + Digits.str() + "'");
         return fail("number '" + Digits.str() + "' does not fit in 64 bits");
       }
-      auto N = std::make_shared<Expr::Node>();
-      N->K = Expr::Node::Lit;
+      auto N = std::make_shared<SizeExpr::Node>();
+      N->K = SizeExpr::Node::Lit;
       N->Value = V;
       return N;
     }
@@ -175,13 +175,13 @@ private:
       StringRef Name = Text.slice(Start, Pos);
       skipSpace();
       if (Pos < Text.size() && Text[Pos] == '(') {
-        Expr::Node::Kind K;
+        SizeExpr::Node::Kind K;
         if (Name == "min")
-          K = Expr::Node::Min;
+          K = SizeExpr::Node::Min;
         else if (Name == "max")
-          K = Expr::Node::Max;
+          K = SizeExpr::Node::Max;
         else if (Name == "ceil_div")
-          K = Expr::Node::CeilDiv;
+          K = SizeExpr::Node::CeilDiv;
         else {
           Pos = Start;
           return fail("unknown function '" + Name.str() +
@@ -200,8 +200,8 @@ private:
           return fail("expected ')' after the arguments of " + Name.str());
         return make(K, A, B);
       }
-      auto N = std::make_shared<Expr::Node>();
-      N->K = Expr::Node::Var;
+      auto N = std::make_shared<SizeExpr::Node>();
+      N->K = SizeExpr::Node::Var;
       N->Name = Name.str();
       return N;
     }
@@ -213,8 +213,8 @@ class Evaluator {
 public:
   Evaluator(const Shape &S, StringRef Text) : S(S), Text(Text) {}
 
-  Expected<int64_t> eval(const Expr::Node &N) {
-    using K = Expr::Node;
+  Expected<int64_t> eval(const SizeExpr::Node &N) {
+    using K = SizeExpr::Node;
     switch (N.K) {
     case K::Lit:
       return N.Value;
@@ -292,10 +292,10 @@ private:
   }
 };
 
-void collectVars(const Expr::Node *N, std::vector<std::string> &Out) {
+void collectVars(const SizeExpr::Node *N, std::vector<std::string> &Out) {
   if (!N)
     return;
-  if (N->K == Expr::Node::Var) {
+  if (N->K == SizeExpr::Node::Var) {
     if (!is_contained(Out, N->Name))
       Out.push_back(N->Name);
     return;
@@ -305,7 +305,7 @@ void collectVars(const Expr::Node *N, std::vector<std::string> &Out) {
 }
 } // namespace
 
-Expected<Expr> Expr::parse(StringRef Text, size_t *ErrorPos) {
+Expected<SizeExpr> SizeExpr::parse(StringRef Text, size_t *ErrorPos) {
   Parser P(Text);
   NodePtr Root = P.parseAll();
   if (!Root) {
@@ -314,29 +314,29 @@ Expected<Expr> Expr::parse(StringRef Text, size_t *ErrorPos) {
     return createStringError("expression '" + Text + "': " + P.Msg +
                              " at position " + Twine(P.ErrPos + 1));
   }
-  Expr E;
+  SizeExpr E;
   E.Root = std::move(Root);
   E.Text = Text.str();
   return E;
 }
 
-Expr Expr::constant(int64_t V) {
+SizeExpr SizeExpr::constant(int64_t V) {
   auto N = std::make_shared<Node>();
   N->K = Node::Lit;
   N->Value = V;
-  Expr E;
+  SizeExpr E;
   E.Root = std::move(N);
   E.Text = std::to_string(V);
   return E;
 }
 
-Expected<int64_t> Expr::eval(const Shape &S) const {
+Expected<int64_t> SizeExpr::eval(const Shape &S) const {
   if (!Root)
     return createStringError("empty expression");
   return Evaluator(S, Text).eval(*Root);
 }
 
-std::vector<std::string> Expr::variables() const {
+std::vector<std::string> SizeExpr::variables() const {
   std::vector<std::string> Out;
   collectVars(Root.get(), Out);
   return Out;

@@ -1,5 +1,5 @@
 //===- Spec.cpp - Launch spec types, names and JSON positions -------------===//
-#include "astra/Harness/Spec.h"
+#include "SpecInternal.h"
 #include "astra/Support/Output.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -320,6 +320,49 @@ DiagLoc SpecLocator::locateKey(StringRef Path) const {
   Loc.Col = It->getValue().Col;
   return Loc;
 }
+
+namespace detail {
+static std::string member(StringRef Path, StringRef Key) {
+  return Path.empty() ? Key.str() : (Path + "." + Key).str();
+}
+static std::string element(StringRef Path, size_t I) {
+  return (Path + "[" + Twine(I) + "]").str();
+}
+
+void forEachExpr(const KernelSpec &K,
+                 function_ref<void(const SizeExpr &, StringRef)> Fn) {
+  auto Call = [&](const SizeExpr &E, StringRef Path) {
+    if (!E.empty())
+      Fn(E, Path);
+  };
+  for (size_t I = 0; I < K.Grid.size(); ++I)
+    Call(K.Grid[I], element(member(K.Path, "grid"), I));
+  for (size_t I = 0; I < K.Block.size(); ++I)
+    Call(K.Block[I], element(member(K.Path, "block"), I));
+  Call(K.SharedBytes, member(K.Path, "shared_bytes"));
+  for (const ArgSpec &A : K.Args) {
+    if (A.IsScalar) {
+      if (!A.Value.IsFloat)
+        Call(A.Value.Int, member(A.Path, "value"));
+      continue;
+    }
+    Call(A.Count, member(A.Path, "count"));
+    if (A.Range) {
+      Call(A.Range->first, element(member(A.Path, "range"), 0));
+      Call(A.Range->second, element(member(A.Path, "range"), 1));
+    }
+    if (A.Gen) {
+      std::string G = member(A.Path, "gen");
+      Call(A.Gen->Rows, member(G, "rows"));
+      Call(A.Gen->MinDegree, member(G, "min_degree"));
+      Call(A.Gen->MaxDegree, member(G, "max_degree"));
+      Call(A.Gen->Row, member(G, "row"));
+      if (!A.Gen->Value.IsFloat)
+        Call(A.Gen->Value.Int, member(G, "value"));
+    }
+  }
+}
+} // namespace detail
 
 Expected<LaunchSpecFile> parseSpecFile(StringRef Path) {
   Expected<std::unique_ptr<MemoryBuffer>> Buf = readInputFile(Path);

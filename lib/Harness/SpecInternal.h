@@ -17,10 +17,18 @@ LaunchSpecFile parseSpecCollecting(llvm::StringRef JSON,
 
 /// Evaluates \p K for \p S into \p Out; each problem is reported with the
 /// field path it belongs to. Returns false when anything was reported.
+/// \p QuietUnbound: skip, without a report, expressions that use a variable
+/// the shape does not bind (the parser reported them).
 bool resolveReporting(
     const KernelSpec &K, const Shape &S, ResolvedLaunch &Out,
     llvm::function_ref<void(llvm::StringRef Path, const llvm::Twine &Msg)>
-        Report);
+        Report,
+    bool QuietUnbound = false);
+
+/// Calls \p Fn with every expression of \p K and its field path.
+void forEachExpr(
+    const KernelSpec &K,
+    llvm::function_ref<void(const SizeExpr &E, llvm::StringRef Path)> Fn);
 
 /// Appends \p E to \p Errs.
 inline void addError(llvm::Error &Errs, llvm::Error E) {

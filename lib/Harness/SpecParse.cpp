@@ -98,13 +98,16 @@ private:
   LaunchSpecFile &F;
   Error &Errs;
   bool Failed = false;
+  unsigned NumErrors = 0;
 
   void err(StringRef Path, const Twine &Msg) {
     Failed = true;
+    ++NumErrors;
     addError(Errs, F.error(Path, Msg));
   }
   void errAt(DiagLoc Loc, const Twine &Msg) {
     Failed = true;
+    ++NumErrors;
     addError(Errs, makeInputError(Loc, Msg));
   }
 
@@ -134,6 +137,7 @@ private:
         Expected += (Expected.empty() ? "" : ", ") + K.str();
       std::string P = member(Path, Key);
       Failed = true;
+      ++NumErrors;
       addError(Errs, makeInputError(F.Locator.locateKey(P),
                                     P + ": unknown field (expected one of: " +
                                         Expected + ")"));
@@ -149,9 +153,9 @@ private:
   }
 
   /// An integer expression: a JSON integer or a string.
-  bool parseExpr(const json::Value &V, StringRef Path, Expr &Out) {
+  bool parseExpr(const json::Value &V, StringRef Path, SizeExpr &Out) {
     if (std::optional<int64_t> I = V.getAsInteger()) {
-      Out = Expr::constant(*I);
+      Out = SizeExpr::constant(*I);
       return true;
     }
     std::optional<StringRef> S = V.getAsString();
@@ -165,7 +169,7 @@ private:
       return false;
     }
     size_t ErrPos = 0;
-    Expected<Expr> E = Expr::parse(*S, &ErrPos);
+    Expected<SizeExpr> E = SizeExpr::parse(*S, &ErrPos);
     if (!E) {
       DiagLoc L = F.Locator.locate(Path);
       if (L.Line)
@@ -203,7 +207,7 @@ private:
 
   /// 1 to 3 expressions (a single expression is accepted as a list of one).
   void parseDims(const json::Object &O, StringRef Path, StringRef Key,
-                 std::vector<Expr> &Out, bool &Ok) {
+                 std::vector<SizeExpr> &Out, bool &Ok) {
     const json::Value *V =
         required(O, Path, Key, "1 to 3 integer expressions (x, y, z)");
     if (!V) {
@@ -213,7 +217,7 @@ private:
     std::string P = member(Path, Key);
     const json::Array *A = V->getAsArray();
     if (!A) {
-      Expr E;
+      SizeExpr E;
       if (!parseExpr(*V, P, E))
         Ok = false;
       else
@@ -227,7 +231,7 @@ private:
       return;
     }
     for (size_t I = 0; I < A->size(); ++I) {
-      Expr E;
+      SizeExpr E;
       if (!parseExpr((*A)[I], element(P, I), E))
         Ok = false;
       Out.push_back(E);
@@ -323,7 +327,10 @@ private:
     bool Ok = true;
     if (const json::Value *V =
             required(O, Path, "kernel", "the kernel's name")) {
-      if (std::optional<StringRef> S = V->getAsString(); S && !S->empty())
+      std::optional<StringRef> S = V->getAsString();
+      if (S && S->contains("TODO"))
+        err(member(Path, "kernel"), "placeholder not filled in: '" + *S + "'");
+      else if (S && !S->empty())
         K.Kernel = S->trim().str();
       else
         err(member(Path, "kernel"), "expected the kernel's name");
@@ -356,8 +363,7 @@ private:
         err(member(Path, "noalias"), "expected true or false");
     }
     checkGenReferences(K);
-    if (!Failed)
-      checkVariables(K);
+    checkVariables(K);
     K.Valid = !Failed;
     Failed = SavedFailed || Failed;
   }
@@ -376,6 +382,7 @@ private:
     checkFields(*O, P,
                 {"name", "dtype", "count", "role", "dist", "range", "gen",
                  "specials", "value"});
+    unsigned Before = NumErrors;
     if (const json::Value *N = required(*O, P, "name", "the parameter name")) {
       if (std::optional<StringRef> S = N->getAsString())
         A.Name = S->str();
@@ -387,12 +394,17 @@ private:
       std::optional<DType> T = S ? parseDType(*S) : std::nullopt;
       if (T)
         A.Type = *T;
+      else if (S && isPlaceholder(*S))
+        err(member(P, "dtype"), "placeholder not filled in: '" + *S + "'");
       else
         err(member(P, "dtype"),
             (S ? "unknown dtype '" + *S + "'" : Twine("expected a string")) +
                 " (dtypes: f32 f64 f16 bf16 fp8e4m3 fp8e5m2 i8 u8 i16 u16 "
                 "i32 u32 i64 u64)");
     }
+    // Valid: name, dtype and role (what checkSpec compares with the kernel)
+    // parsed; the other fields may still have errors.
+    A.Valid = NumErrors == Before;
     const json::Value *Count = O->get("count");
     const json::Value *Value = O->get("value");
     if (Value) {
@@ -415,12 +427,12 @@ private:
         parseExpr(*Count, member(P, "count"), A.Count);
       parseBufferFields(*O, A);
     }
-    A.Valid = !Failed;
     Failed = SavedFailed || Failed;
   }
 
   void parseBufferFields(const json::Object &O, ArgSpec &A) {
     const std::string &P = A.Path;
+    unsigned Before = NumErrors;
     if (const json::Value *R = required(O, P, "role", "in, out or inout")) {
       std::optional<StringRef> S = R->getAsString();
       if (S && *S == "in")
@@ -432,6 +444,8 @@ private:
       else
         err(member(P, "role"), "expected \"in\", \"out\" or \"inout\"");
     }
+    if (NumErrors != Before)
+      A.Valid = false;
     bool IsInput = A.Role != ArgRole::Out;
     if (const json::Value *D = O.get("dist")) {
       std::string DP = member(P, "dist");
@@ -455,7 +469,7 @@ private:
         err(RP, "'range' applies to integer buffers; float buffers take "
                 "'dist'");
       } else {
-        Expr Lo, Hi;
+        SizeExpr Lo, Hi;
         bool Ok = parseExpr((*Arr)[0], element(RP, 0), Lo);
         Ok &= parseExpr((*Arr)[1], element(RP, 1), Hi);
         if (Ok)
@@ -505,7 +519,7 @@ private:
           "distinct_per_row, sorted, permutation, iota, constant");
       return;
     }
-    auto needExpr = [&](StringRef Key, Expr &Out) {
+    auto needExpr = [&](StringRef Key, SizeExpr &Out) {
       if (const json::Value *E = O->get(Key))
         parseExpr(*E, member(P, Key), Out);
       else
@@ -583,7 +597,7 @@ private:
 
   /// Every variable an expression uses must be bound by every shape.
   void checkVariables(const KernelSpec &K) {
-    auto Check = [&](const Expr &E, StringRef Path) {
+    forEachExpr(K, [&](const SizeExpr &E, StringRef Path) {
       for (const std::string &V : E.variables())
         for (size_t I = 0; I < K.Shapes.size(); ++I)
           if (!K.Shapes[I].lookup(V)) {
@@ -591,33 +605,7 @@ private:
                           Twine(I) + " {" + K.Shapes[I].str() + "}");
             break;
           }
-    };
-    for (size_t I = 0; I < K.Grid.size(); ++I)
-      Check(K.Grid[I], element(member(K.Path, "grid"), I));
-    for (size_t I = 0; I < K.Block.size(); ++I)
-      Check(K.Block[I], element(member(K.Path, "block"), I));
-    Check(K.SharedBytes, member(K.Path, "shared_bytes"));
-    for (const ArgSpec &A : K.Args) {
-      if (A.IsScalar) {
-        if (!A.Value.IsFloat)
-          Check(A.Value.Int, member(A.Path, "value"));
-        continue;
-      }
-      Check(A.Count, member(A.Path, "count"));
-      if (A.Range) {
-        Check(A.Range->first, element(member(A.Path, "range"), 0));
-        Check(A.Range->second, element(member(A.Path, "range"), 1));
-      }
-      if (A.Gen) {
-        std::string G = member(A.Path, "gen");
-        Check(A.Gen->Rows, member(G, "rows"));
-        Check(A.Gen->MinDegree, member(G, "min_degree"));
-        Check(A.Gen->MaxDegree, member(G, "max_degree"));
-        Check(A.Gen->Row, member(G, "row"));
-        if (!A.Gen->Value.IsFloat)
-          Check(A.Gen->Value.Int, member(G, "value"));
-      }
-    }
+    });
   }
 };
 

@@ -95,7 +95,7 @@ void checkGenerators(const KernelSpec &K, const Shape &S,
   std::string In = " for shape {" + S.str() + "}";
   for (size_t I = 0; I < K.Args.size(); ++I) {
     const ArgSpec &A = K.Args[I];
-    if (A.IsScalar || I >= L.Args.size())
+    if (A.IsScalar || I >= L.Args.size() || A.Count.empty())
       continue;
     int64_t Count = int64_t(L.Args[I].Count);
     std::optional<int64_t> Lo, Hi;
@@ -141,8 +141,10 @@ void checkGenerators(const KernelSpec &K, const Shape &S,
         const ArgSpec &P = K.Args[J];
         if (P.Name != G.Indptr || !P.Gen || P.Gen->Kind != GenKind::CsrIndptr)
           continue;
-        std::optional<int64_t> Rows = Eval(P.Gen->Rows, "");
-        std::optional<int64_t> MaxD = Eval(P.Gen->MaxDegree, "");
+        std::string PG = member(P.Path, "gen");
+        std::optional<int64_t> Rows = Eval(P.Gen->Rows, member(PG, "rows"));
+        std::optional<int64_t> MaxD =
+            Eval(P.Gen->MaxDegree, member(PG, "max_degree"));
         if (!Rows || !MaxD)
           break;
         if (Count < *Rows * *MaxD)
@@ -198,16 +200,22 @@ void checkGenerators(const KernelSpec &K, const Shape &S,
 
 bool resolveReporting(const KernelSpec &K, const Shape &S,
                       ResolvedLaunch &Out,
-                      function_ref<void(StringRef, const Twine &)> Report) {
+                      function_ref<void(StringRef, const Twine &)> Report,
+                      bool QuietUnbound) {
   bool Ok = true;
   auto Fail = [&](StringRef Path, const Twine &Msg) {
     Ok = false;
     Report(Path, Msg);
   };
-  auto Eval = [&](const Expr &E, StringRef Path,
-                  int64_t Default = 0) -> std::optional<int64_t> {
+  // An empty expression is one that did not parse (already reported).
+  auto Eval = [&](const SizeExpr &E,
+                  StringRef Path) -> std::optional<int64_t> {
     if (E.empty())
-      return Default;
+      return std::nullopt;
+    if (QuietUnbound)
+      for (const std::string &V : E.variables())
+        if (!S.lookup(V))
+          return std::nullopt;
     Expected<int64_t> V = E.eval(S);
     if (!V) {
       Fail(Path, toString(V.takeError()));
@@ -220,7 +228,7 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
   int64_t Threads = 1;
   for (int Which = 0; Which < 2; ++Which) {
     bool IsGrid = Which == 0;
-    const std::vector<Expr> &Dims = IsGrid ? K.Grid : K.Block;
+    const std::vector<SizeExpr> &Dims = IsGrid ? K.Grid : K.Block;
     std::string P = member(K.Path, IsGrid ? "grid" : "block");
     for (size_t I = 0; I < Dims.size() && I < 3; ++I) {
       std::string DP = element(P, I);
@@ -254,7 +262,9 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
         Ok = false;
 
   if (std::optional<int64_t> Sh =
-          Eval(K.SharedBytes, member(K.Path, "shared_bytes"))) {
+          K.SharedBytes.empty()
+              ? 0
+              : Eval(K.SharedBytes, member(K.Path, "shared_bytes"))) {
     if (*Sh < 0 || *Sh > int64_t(UINT32_MAX))
       Fail(member(K.Path, "shared_bytes"),
            "shared_bytes is " + Twine(*Sh) + " for shape {" + S.str() +

@@ -19,6 +19,10 @@ llvm::Error runListMode(const CompileSetup &Setup, const InputSource &In,
 llvm::Error runModelMode(const CompileSetup &Setup, const InputSource &In,
                          bool &Handled);
 
+/// --emit-spec / --check-spec. Returns false in \p Handled when not requested.
+llvm::Error runSpecMode(const CompileSetup &Setup, const InputSource &In,
+                        bool &Handled);
+
 } // namespace astra
 
 #endif

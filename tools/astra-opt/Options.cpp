@@ -31,6 +31,11 @@ cl::list<std::string>
               cl::desc("Additional compiler argument (repeatable)"),
               cl::value_desc("arg"), cl::cat(AstraCategory));
 
+cl::opt<std::string> SpecFile("spec",
+                             cl::desc("Launch spec of the input's kernels "
+                                      "(.astra.json; see docs/spec.md)"),
+                             cl::value_desc("file"), cl::cat(AstraCategory));
+
 Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   if (Error E = checkGpuArch(GpuArch))
     return std::move(E);

@@ -16,6 +16,8 @@ extern llvm::cl::opt<std::string> GpuArch;
 extern llvm::cl::opt<std::string> CudaPathOpt;
 extern llvm::cl::opt<std::string> BuildPath;
 extern llvm::cl::list<std::string> ExtraArgs;
+/// --spec <file>: the launch spec (--check-spec, --verify).
+extern llvm::cl::opt<std::string> SpecFile;
 
 /// The input file as loaded: the name used in diagnostics and its contents
 /// (after any --apply rewrites).

@@ -85,6 +85,8 @@ static Error run() {
     return Error::success();
   if (Error E = runModelMode(*Setup, In, Handled); E || Handled)
     return E;
+  if (Error E = runSpecMode(*Setup, In, Handled); E || Handled)
+    return E;
 
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "

@@ -39,17 +39,17 @@ private:
 };
 
 /// A parsed expression. Cheap to copy (the tree is shared and immutable).
-class Expr {
+class SizeExpr {
 public:
   struct Node;
 
-  Expr() = default;
+  SizeExpr() = default;
   /// Parses \p Text. On a syntax error the message names the expression and
   /// the 0-based character position; \p ErrorPos (if given) receives it.
-  static llvm::Expected<Expr> parse(llvm::StringRef Text,
+  static llvm::Expected<SizeExpr> parse(llvm::StringRef Text,
                                     size_t *ErrorPos = nullptr);
   /// An expression that is the literal \p V.
-  static Expr constant(int64_t V);
+  static SizeExpr constant(int64_t V);
 
   /// Evaluates for \p S. Errors: unbound variable, division or modulo by
   /// zero, 64-bit overflow; each names the expression.

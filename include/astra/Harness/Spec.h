@@ -57,7 +57,7 @@ std::optional<Dist> parseDist(llvm::StringRef Name);
 struct ScalarValue {
   bool IsFloat = false;
   double Float = 0; ///< when IsFloat
-  Expr Int;         ///< when !IsFloat
+  SizeExpr Int;         ///< when !IsFloat
 };
 
 /// Structured generators (docs/spec.md, `gen`).
@@ -74,8 +74,8 @@ llvm::StringRef genKindName(GenKind K);
 
 struct GenSpec {
   GenKind Kind = GenKind::Iota;
-  Expr Rows, MinDegree, MaxDegree; ///< csr_indptr
-  Expr Row;                        ///< distinct_per_row
+  SizeExpr Rows, MinDegree, MaxDegree; ///< csr_indptr
+  SizeExpr Row;                        ///< distinct_per_row
   std::string Indptr;              ///< csr_indices: name of the indptr arg
   ScalarValue Value;               ///< constant
 };
@@ -86,10 +86,10 @@ struct ArgSpec {
   /// A scalar (`value` given) or a buffer (`count` and `role` given).
   bool IsScalar = false;
   // Buffers.
-  Expr Count;
+  SizeExpr Count;
   ArgRole Role = ArgRole::In;
   std::optional<Dist> Distribution; ///< `dist`, when given
-  std::optional<std::pair<Expr, Expr>> Range; ///< `range` [lo, hi)
+  std::optional<std::pair<SizeExpr, SizeExpr>> Range; ///< `range` [lo, hi)
   std::optional<GenSpec> Gen;
   /// Inject a few NaN/Inf into this input (`"specials": true`).
   bool Specials = false;
@@ -97,7 +97,8 @@ struct ArgSpec {
   ScalarValue Value;
   /// Field path for diagnostics, e.g. "kernels[0].args[2]".
   std::string Path;
-  /// False when parsing found an error in this argument's fields.
+  /// False when parsing found an error in this argument's name, dtype or
+  /// role (checkSpec then skips comparing it with the kernel parameter).
   bool Valid = true;
 };
 
@@ -114,9 +115,9 @@ struct KernelSpec {
   /// As written in the spec, e.g. "act_and_mul<__half>".
   std::string Kernel;
   std::vector<ArgSpec> Args;
-  std::vector<Expr> Grid;  ///< 1 to 3 (x, y, z)
-  std::vector<Expr> Block; ///< 1 to 3 (x, y, z)
-  Expr SharedBytes;        ///< empty = 0
+  std::vector<SizeExpr> Grid;  ///< 1 to 3 (x, y, z)
+  std::vector<SizeExpr> Block; ///< 1 to 3 (x, y, z)
+  SizeExpr SharedBytes;        ///< empty = 0
   std::vector<Shape> Shapes;
   std::optional<double> Rtol, Atol; ///< `tolerance`, when given
   bool NoAlias = false;
@@ -210,24 +211,30 @@ llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 
 /// What the spec is checked against: a kernel's parameters as the frontend
 /// sees them (filled from the Clang AST by the driver).
-struct ParamInfo {
+struct SignatureParam {
   std::string Name;
-  std::string TypeSpelling; ///< e.g. "const float *"
+  std::string TypeSpelling; ///< as written, e.g. "const float *"
   bool IsPointer = false;
   bool PointeeConst = false;
   /// The element type (pointee for pointers), when it maps to a dtype.
   std::optional<DType> Elem;
+  /// Elements of Elem per element type: 4 for float4, 2 for __half2.
+  unsigned Lanes = 1;
   /// Seen loaded from / stored to in the body (pointers; false if unknown).
   bool Loads = false, Stores = false;
 };
 
-struct KernelInfo {
+struct KernelSignature {
   /// The name a spec uses: "rmsnorm", or for a template instantiation
   /// "act_and_mul<__half>".
   std::string Name;
-  std::vector<ParamInfo> Params;
-  /// For an uninstantiated template: no Params; the spec must name an
-  /// instantiation.
+  /// For a template instantiation: the template's name ("act_and_mul").
+  std::string TemplateName;
+  /// The parameters (for a template pattern: as declared, dependent types
+  /// without Elem).
+  std::vector<SignatureParam> Params;
+  /// A kernel template itself (given with its instantiations, or alone when
+  /// the file has none): a spec must name an instantiation.
   bool IsTemplatePattern = false;
 };
 
@@ -235,12 +242,18 @@ struct KernelInfo {
 /// roles on const pointers, kernel names) and resolves every kernel on every
 /// shape (launch limits). Returns all errors found.
 llvm::Error checkSpec(const LaunchSpecFile &F,
-                      llvm::ArrayRef<KernelInfo> Kernels);
+                      llvm::ArrayRef<KernelSignature> Kernels);
+
+/// Parses \p JSON and checks it against \p Kernels, reporting everything
+/// found (spec errors and mismatches with the kernels together), sorted by
+/// position. What --check-spec runs.
+llvm::Error checkSpecText(llvm::StringRef JSON, llvm::StringRef FileName,
+                          llvm::ArrayRef<KernelSignature> Kernels);
 
 /// A starting spec for \p Kernels (JSON text): dtypes and roles filled in
 /// from the signatures; counts, values, grid, block and shapes left as
 /// `TODO` placeholders that --check-spec reports until filled in.
-std::string emitStartingSpec(llvm::ArrayRef<KernelInfo> Kernels);
+std::string emitStartingSpec(llvm::ArrayRef<KernelSignature> Kernels);
 
 /// Maps a C/CUDA element type spelling ("float", "__half", "__nv_bfloat16",
 /// "int", "unsigned char", ...) to a dtype.

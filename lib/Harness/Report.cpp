@@ -291,14 +291,11 @@ Expected<WorkerOutcome> readOutcome(StringRef Path) {
   if (!V)
     return V.takeError();
   WorkerOutcome W;
-  json::ObjectMapper O(*V, json::Path::Root("result"));
-  json::Path::Root Root("result");
-  const json::Object *Obj = V->getAsObject();
+  json::Path::Root Root("outcome");
+  json::ObjectMapper O(*V, Root);
   if (!O || !O.map("status", W.Status) || !O.map("message", W.Message) ||
       !O.map("who", W.Who) || !O.map("sticky", W.Sticky) ||
-      !O.map("failed_shape", W.FailedShape) || !Obj ||
-      !Obj->get("result") ||
-      !fromJSON(*Obj->get("result"), W.Result, Root.field("result")))
+      !O.map("failed_shape", W.FailedShape) || !O.map("result", W.Result))
     return makeInternalError("malformed harness result " + Path);
   return W;
 }

@@ -110,8 +110,12 @@ Expected<std::string> findPtxEntry(StringRef Ptx, StringRef SpecName) {
 }
 
 std::vector<std::string> findDeviceSideLaunches(StringRef Ptx) {
-  static const char *Names[] = {"cudaLaunchDevice", "cudaGetParameterBuffer",
-                                "cudaGraphLaunch", "cudaStreamCreate"};
+  // Dynamic parallelism: cudaLaunchDevice, cudaGetParameterBuffer (the
+  // CUDA 12+ headers call __cudaCDP2LaunchDevice, ...), device graph
+  // launches and device-side streams.
+  static const char *Names[] = {"LaunchDevice", "GetParameterBuffer",
+                                "cudaCDP", "cudaGraphLaunch",
+                                "cudaStreamCreate"};
   std::vector<std::string> Found;
   SmallVector<StringRef, 0> Lines;
   Ptx.split(Lines, '\n');
@@ -121,10 +125,15 @@ std::vector<std::string> findDeviceSideLaunches(StringRef Ptx) {
       continue;
     for (const char *N : Names)
       if (L.contains(N)) {
-        size_t P = L.find(N);
-        Found.push_back(L.drop_front(P).take_until([](char C) {
-                                          return C == ' ' || C == '(';
-                                        }).str());
+        // The whole identifier around the match.
+        size_t B = L.find(N), E = B + strlen(N);
+        auto IsId = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
+        while (B > 0 && IsId(L[B - 1]))
+          --B;
+        while (E < L.size() && IsId(L[E]))
+          ++E;
+        Found.push_back(L.slice(B, E).str());
+        break;
       }
   }
   return Found;
@@ -324,7 +333,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     Dir = Opts.KeepDir;
     sys::fs::create_directories(Dir);
   }
-  auto RemoveDir = make_scope_exit([&] {
+  llvm::scope_exit RemoveDir([&] {
     if (Temp)
       sys::fs::remove_directories(Dir);
   });

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,6 +31,26 @@ namespace astra {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The text of \p E without the "error: " that AstraError::log adds: the
+/// parent wraps it in an error of its own.
+std::string errorText(Error E) {
+  std::string S;
+  handleAllErrors(
+      std::move(E),
+      [&](const AstraError &A) {
+        const DiagLoc &L = A.getLoc();
+        if (!L.File.empty()) {
+          S = L.File;
+          if (L.Line)
+            S += ":" + std::to_string(L.Line) + ":" + std::to_string(L.Col);
+          S += ": ";
+        }
+        S += A.getMessage();
+      },
+      [&](const ErrorInfoBase &B) { S = B.message(); });
+  return S;
+}
 
 double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
@@ -274,7 +295,7 @@ bool Worker::loadModules() {
   Expected<LaunchSpecFile> SF = parseSpecFile(job().SpecPath);
   if (!SF) {
     Out.Status = "error";
-    Out.Message = toString(SF.takeError());
+    Out.Message = errorText(SF.takeError());
     return false;
   }
   SpecFile = std::move(*SF);
@@ -426,7 +447,201 @@ std::string distLabel(const GenOptions &G) {
   return S;
 }
 
+//===-- Large inputs ---------------------------------------------------------===//
+
+/// Buffers at least this large (elements) of plain float inputs (no `gen`,
+/// no `range`) are generated here, in parallel, from a counter-based hash:
+/// the sequential generator of InputGen takes ~20 ns an element, which is
+/// seconds for the largest serving shapes.
+constexpr uint64_t ParallelGenElems = 1u << 20;
+
+uint64_t mix64(uint64_t X) {
+  X += 0x9E3779B97F4A7C15ull;
+  X = (X ^ (X >> 30)) * 0xBF58476D1CE4E5B9ull;
+  X = (X ^ (X >> 27)) * 0x94D049BB133111EBull;
+  return X ^ (X >> 31);
+}
+
+/// Approximately standard normal from one 64-bit hash: the sum of four
+/// 16-bit uniforms, centred and scaled to unit variance.
+double hashNormal(uint64_t H) {
+  double S = 0;
+  for (int I = 0; I < 4; ++I)
+    S += double((H >> (16 * I)) & 0xFFFF) / 65536.0;
+  return (S - 2.0) * 1.7320508075688772; // sqrt(12 / 4)
+}
+
+double hashSample(uint64_t Seed, uint64_t I, Dist D) {
+  uint64_t H = mix64(Seed ^ mix64(I));
+  switch (D) {
+  case Dist::Normal:
+    return hashNormal(H);
+  case Dist::Uniform:
+    return 2.0 * double(H >> 11) / 9007199254740992.0 - 1.0;
+  case Dist::Positive:
+    return 0.5 + 1.5 * double(H >> 11) / 9007199254740992.0;
+  case Dist::Heavy: {
+    double Z = hashNormal(H);
+    double Chi = 0;
+    for (int K = 1; K <= 3; ++K) {
+      double N = hashNormal(mix64(H + K));
+      Chi += N * N;
+    }
+    return Z / std::sqrt(std::max(Chi / 3.0, 1e-4));
+  }
+  case Dist::Small:
+    return 1e-3 * hashNormal(H);
+  case Dist::Large:
+    return 1e3 * hashNormal(H);
+  }
+  return 0;
+}
+
+bool isPlainFloatInput(const ArgSpec &AS) {
+  return !AS.IsScalar && AS.Role != ArgRole::Out && isFloatDType(AS.Type) &&
+         !AS.Gen && !AS.Range;
+}
+
+/// generateInputs, with the large plain float buffers filled in parallel.
+Expected<std::vector<std::vector<uint8_t>>>
+generateFast(const KernelSpec &K, const Shape &Sh, const ResolvedLaunch &L,
+             const GenOptions &G) {
+  ResolvedLaunch Small = L;
+  std::vector<size_t> Big;
+  for (size_t I = 0; I < K.Args.size(); ++I)
+    if (isPlainFloatInput(K.Args[I]) && L.Args[I].Count >= ParallelGenElems &&
+        !(G.Specials && K.Args[I].Specials)) {
+      Big.push_back(I);
+      Small.Args[I].Count = 0;
+      Small.Args[I].Bytes = 0;
+    }
+  Expected<std::vector<std::vector<uint8_t>>> In =
+      generateInputs(K, Sh, Small, G);
+  if (!In || Big.empty())
+    return In;
+  for (size_t I : Big) {
+    const ArgSpec &AS = K.Args[I];
+    Dist D = AS.Distribution ? *AS.Distribution
+                             : G.Distribution.value_or(Dist::Normal);
+    std::vector<uint8_t> &Buf = (*In)[I];
+    Buf.assign(L.Args[I].Bytes, 0);
+    uint64_t Seed = streamSeed(G.Seed, Sh, AS.Name);
+    uint64_t N = L.Args[I].Count;
+    const uint64_t Chunk = 1 << 16;
+    parallelFor(0, (N + Chunk - 1) / Chunk, [&](size_t C) {
+      uint64_t End = std::min(N, (C + 1) * Chunk);
+      for (uint64_t E = C * Chunk; E < End; ++E)
+        storeElement(Buf, AS.Type, E, hashSample(Seed, E, D));
+    });
+  }
+  return In;
+}
+
 //===-- Correctness --------------------------------------------------------===//
+
+/// What the comparison of one output found.
+struct Tally {
+  size_t Unwritten = 0, FirstUnwritten = SIZE_MAX;
+  size_t Nondet = 0, FirstNondet = SIZE_MAX;
+  bool OrigNondet = false;
+  size_t NanBad = 0, FirstNan = SIZE_MAX;
+  size_t Bad = 0, WorstIdx = SIZE_MAX;
+  double Worst = -1;
+
+  void merge(const Tally &O) {
+    auto Min = [](size_t &A, size_t B) { A = std::min(A, B); };
+    Unwritten += O.Unwritten;
+    Min(FirstUnwritten, O.FirstUnwritten);
+    Nondet += O.Nondet;
+    Min(FirstNondet, O.FirstNondet);
+    OrigNondet |= O.OrigNondet;
+    NanBad += O.NanBad;
+    Min(FirstNan, O.FirstNan);
+    Bad += O.Bad;
+    if (O.Worst > Worst) {
+      Worst = O.Worst;
+      WorstIdx = O.WorstIdx;
+    }
+  }
+};
+
+/// Compares the candidate's two runs (C0, C1) with the original's (O0, O1)
+/// on the elements the original writes.
+Tally compareRange(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
+                   ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
+                   size_t Begin, size_t End, bool IsOut, Tolerance Tol) {
+  Tally R;
+  unsigned Size = dtypeSize(T);
+  bool IsFloat = isFloatDType(T);
+  auto Written = [&](ArrayRef<uint8_t> R0, ArrayRef<uint8_t> R1, size_t E) {
+    return !IsOut ||
+           !(isPoison(R0, Size, E, Poison[0]) && isPoison(R1, Size, E, Poison[1]));
+  };
+  for (size_t E = Begin; E < End; ++E) {
+    if (!Written(O0, O1, E))
+      continue;
+    if (!Written(C0, C1, E)) {
+      if (!R.Unwritten++)
+        R.FirstUnwritten = E;
+      continue;
+    }
+    if (!sameValue(O0, O1, T, E))
+      R.OrigNondet = true;
+    if (!sameValue(C0, C1, T, E) && !R.Nondet++)
+      R.FirstNondet = E;
+    for (ArrayRef<uint8_t> C : {C0, C1}) {
+      if (!IsFloat) {
+        if (!sameBits(C, O0, Size, E)) {
+          if (!R.Bad++ || R.Worst < 1) {
+            R.Worst = 1;
+            R.WorstIdx = E;
+          }
+        }
+        continue;
+      }
+      if (sameBits(C, O0, Size, E))
+        continue;
+      double Ov = loadElement(O0, T, E), Cv = loadElement(C, T, E);
+      if (std::isnan(Ov) != std::isnan(Cv)) {
+        if (!R.NanBad++)
+          R.FirstNan = E;
+        continue;
+      }
+      if (std::isnan(Ov))
+        continue;
+      bool Good;
+      if (std::isinf(Ov) || std::isinf(Cv))
+        Good = Ov == Cv;
+      else
+        Good = std::fabs(Cv - Ov) <= Tol.Atol + Tol.Rtol * std::fabs(Ov);
+      if (!Good) {
+        ++R.Bad;
+        double Rel = std::fabs(Cv - Ov) / std::max(std::fabs(Ov), 1e-30);
+        if (Rel > R.Worst) {
+          R.Worst = Rel;
+          R.WorstIdx = E;
+        }
+      }
+    }
+  }
+  return R;
+}
+
+Tally compareOutputs(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
+                     ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
+                     size_t N, bool IsOut, Tolerance Tol) {
+  const size_t Chunk = 1 << 16;
+  size_t NC = (N + Chunk - 1) / Chunk;
+  std::vector<Tally> Parts(NC);
+  parallelFor(0, NC, [&](size_t C) {
+    Parts[C] = compareRange(O0, O1, C0, C1, T, C * Chunk,
+                            std::min(N, (C + 1) * Chunk), IsOut, Tol);
+  });
+  Tally All;
+  for (const Tally &P : Parts)
+    All.merge(P);
+  return All;
+}
 
 bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
                      const std::vector<DevBuf> &Bufs, const GenOptions &G,
@@ -435,10 +650,9 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   Regenerate = false;
   Where = "on shape " + Sh.str() + (Generated ? " (generated)" : "") + ", " +
           distLabel(G);
-  Expected<std::vector<std::vector<uint8_t>>> In =
-      generateInputs(*K, Sh, L, G);
+  Expected<std::vector<std::vector<uint8_t>>> In = generateFast(*K, Sh, L, G);
   if (!In) {
-    std::string Msg = toString(In.takeError());
+    std::string Msg = errorText(In.takeError());
     if (Generated) {
       Dropped = "inputs cannot be generated: " + Msg;
       return false;
@@ -572,40 +786,19 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
     }
   }
 
-  // Compare, output by output.
+  // Compare, output by output, in parallel chunks.
   for (size_t I = 0; I < NA; ++I) {
     const ArgSpec &AS = K->Args[I];
     if (AS.IsScalar || AS.Role == ArgRole::In)
       continue;
     DType T = AS.Type;
-    unsigned Size = dtypeSize(T);
     size_t N = L.Args[I].Count;
-    ArrayRef<uint8_t> O0 = Outs[Orig][0][I], O1 = Outs[Orig][1][I];
+    Tally All = compareOutputs(Outs[Orig][0][I], Outs[Orig][1][I],
+                               Outs[Cand][0][I], Outs[Cand][1][I], T, N,
+                               AS.Role == ArgRole::Out, K->toleranceFor(T));
+    ArrayRef<uint8_t> O0 = Outs[Orig][0][I];
     ArrayRef<uint8_t> C0 = Outs[Cand][0][I], C1 = Outs[Cand][1][I];
-    bool IsOut = AS.Role == ArgRole::Out;
-    // Elements the original writes: not the poison of each run.
-    auto Written = [&](ArrayRef<uint8_t> R0, ArrayRef<uint8_t> R1,
-                       size_t E) {
-      return !IsOut || !(isPoison(R0, Size, E, Poison[0]) &&
-                         isPoison(R1, Size, E, Poison[1]));
-    };
-    size_t Unwritten = 0, FirstUnwritten = 0;
-    size_t Nondet = 0, FirstNondet = 0;
-    bool OrigDet = true;
-    for (size_t E = 0; E < N; ++E) {
-      if (!Written(O0, O1, E))
-        continue;
-      if (!Written(C0, C1, E)) {
-        if (!Unwritten++)
-          FirstUnwritten = E;
-        continue;
-      }
-      if (!sameValue(O0, O1, T, E))
-        OrigDet = false;
-      if (!sameValue(C0, C1, T, E) && !Nondet++)
-        FirstNondet = E;
-    }
-    if (!OrigDet && OrigDeterministic) {
+    if (All.OrigNondet && OrigDeterministic) {
       OrigDeterministic = false;
       Out.Result.Notes.push_back("the original is not deterministic (output '" +
                                  AS.Name + "' differs between two runs " +
@@ -613,74 +806,41 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
                                  "): the candidate's runs are not compared "
                                  "with each other");
     }
-    if (Unwritten)
+    if (All.Unwritten)
       return fail(Reason::UnwrittenOutput, Cand,
-                  Twine(Unwritten) + " of " + Twine(N) + " elements of '" +
-                      AS.Name + "' that the original writes are left " +
-                      "unwritten (first at index " + Twine(FirstUnwritten) +
-                      ") " + Where);
-    if (Nondet && OrigDeterministic)
+                  Twine(All.Unwritten) + " of " + Twine(N) +
+                      " elements of '" + AS.Name +
+                      "' that the original writes are left unwritten (first "
+                      "at index " +
+                      Twine(All.FirstUnwritten) + ") " + Where);
+    if (All.Nondet && OrigDeterministic)
       return fail(Reason::Nondeterministic, Cand,
-                  "two runs on the same inputs differ in " + Twine(Nondet) +
-                      " elements of '" + AS.Name + "' (first at index " +
-                      Twine(FirstNondet) + ": " + fmtElem(C0, T, FirstNondet) +
-                      " then " + fmtElem(C1, T, FirstNondet) +
+                  "two runs on the same inputs differ in " +
+                      Twine(All.Nondet) + " elements of '" + AS.Name +
+                      "' (first at index " + Twine(All.FirstNondet) + ": " +
+                      fmtElem(C0, T, All.FirstNondet) + " then " +
+                      fmtElem(C1, T, All.FirstNondet) +
                       ") while the original is deterministic " + Where);
-    // Values against the original's first run.
-    Tolerance Tol = K->toleranceFor(T);
-    bool IsFloat = isFloatDType(T);
-    size_t NanBad = 0, FirstNan = 0, Bad = 0, FirstBad = 0;
-    double Worst = 0;
-    for (size_t E = 0; E < N; ++E) {
-      if (!Written(O0, O1, E))
-        continue;
-      for (ArrayRef<uint8_t> C : {C0, C1}) {
-        if (!IsFloat) {
-          if (!sameBits(C, O0, Size, E) && !Bad++)
-            FirstBad = E;
-          continue;
-        }
-        double Ov = loadElement(O0, T, E), Cv = loadElement(C, T, E);
-        if (std::isnan(Ov) != std::isnan(Cv)) {
-          if (!NanBad++)
-            FirstNan = E;
-          continue;
-        }
-        if (std::isnan(Ov))
-          continue;
-        bool Good;
-        if (std::isinf(Ov) || std::isinf(Cv))
-          Good = Ov == Cv;
-        else
-          Good = std::fabs(Cv - Ov) <= Tol.Atol + Tol.Rtol * std::fabs(Ov);
-        if (!Good) {
-          double Rel = std::fabs(Cv - Ov) / std::max(std::fabs(Ov), 1e-30);
-          if (!Bad++ || Rel > Worst) {
-            FirstBad = E;
-            Worst = Rel;
-          }
-        }
-      }
-    }
-    if (NanBad)
+    if (All.NanBad)
       return fail(Reason::NanMismatch, Cand,
-                  Twine(NanBad) + " elements of '" + AS.Name +
+                  Twine(All.NanBad) + " elements of '" + AS.Name +
                       "' are NaN in one and not the other (first at index " +
-                      Twine(FirstNan) + ": candidate " +
-                      fmtElem(C0, T, FirstNan) + ", original " +
-                      fmtElem(O0, T, FirstNan) + ") " + Where);
-    if (Bad) {
+                      Twine(All.FirstNan) + ": candidate " +
+                      fmtElem(C0, T, All.FirstNan) + ", original " +
+                      fmtElem(O0, T, All.FirstNan) + ") " + Where);
+    if (All.Bad) {
+      Tolerance Tol = K->toleranceFor(T);
       std::string Tols =
-          IsFloat ? ("rtol " + formatv("{0:e1}", Tol.Rtol) + ", atol " +
-                     formatv("{0:e1}", Tol.Atol))
-                        .str()
-                  : std::string("bit-equality");
+          isFloatDType(T) ? ("rtol " + formatv("{0:e1}", Tol.Rtol) +
+                             ", atol " + formatv("{0:e1}", Tol.Atol))
+                                .str()
+                          : std::string("bit-equality");
+      size_t W = All.WorstIdx;
       return fail(Reason::WrongResult, Cand,
-                  Twine(Bad) + " element checks of '" + AS.Name +
-                      "' fail " + Tols + " (worst at index " +
-                      Twine(FirstBad) + ": candidate " +
-                      fmtElem(C0, T, FirstBad) + ", original " +
-                      fmtElem(O0, T, FirstBad) + ") " + Where);
+                  Twine(All.Bad) + " element checks of '" + AS.Name +
+                      "' fail " + Tols + " (worst at index " + Twine(W) +
+                      ": candidate " + fmtElem(C0, T, W) + ", original " +
+                      fmtElem(O0, T, W) + ") " + Where);
     }
   }
   return true;
@@ -722,7 +882,7 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
   SR.Generated = WS.Generated;
   Expected<ResolvedLaunch> L = resolve(*K, Sh);
   if (!L) {
-    std::string Msg = toString(L.takeError());
+    std::string Msg = errorText(L.takeError());
     if (WS.Generated) {
       SR.Dropped = "does not resolve: " + Msg;
       return true;
@@ -790,15 +950,14 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   Out.Progress("timing shape " + Sh.str());
   Expected<ResolvedLaunch> L = resolve(*K, Sh);
   if (!L) {
-    Out.Result.Notes.push_back("not timed: " + toString(L.takeError()));
+    Out.Result.Notes.push_back("not timed: " + errorText(L.takeError()));
     return true;
   }
   GenOptions G;
   G.Seed = 77 + Index;
-  Expected<std::vector<std::vector<uint8_t>>> In =
-      generateInputs(*K, Sh, *L, G);
+  Expected<std::vector<std::vector<uint8_t>>> In = generateFast(*K, Sh, *L, G);
   if (!In) {
-    Out.Result.Notes.push_back("not timed: " + toString(In.takeError()));
+    Out.Result.Notes.push_back("not timed: " + errorText(In.takeError()));
     return true;
   }
   const size_t NA = K->Args.size();
@@ -931,34 +1090,39 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
       if (!Measure(W, Ev[0], Ev[1]) || !syncAfter(W, "while timing"))
         return Cleanup(), false;
 
-  // Rounds of O C X X C O (X: the control, a second copy of the original):
-  // a palindrome, so linear drift cancels in every pair.
-  static const int Pattern[6] = {Orig, Cand, Ctrl, Ctrl, Cand, Orig};
+  // Rounds of a palindrome A B C C B A over the original (O), the
+  // candidate and the control (X, a second copy of the original), so that
+  // linear drift cancels within a round; the roles rotate through all six
+  // orders so that no kernel keeps a position (first after the host sync,
+  // right after itself, ...) and position effects cancel over 6 rounds.
+  static const int Orders[6][3] = {{Orig, Cand, Ctrl}, {Cand, Ctrl, Orig},
+                                   {Ctrl, Orig, Cand}, {Orig, Ctrl, Cand},
+                                   {Cand, Orig, Ctrl}, {Ctrl, Cand, Orig}};
   std::vector<double> TO, TC, Speed, Control;
   auto Start = Clock::now();
-  const unsigned MinRounds = 10, MaxRounds = 400;
+  const unsigned MinRounds = 12, MaxRounds = 600;
   TimingResult TR;
   while (true) {
+    const int *Ord = Orders[Speed.size() % 6];
+    int Pattern[6] = {Ord[0], Ord[1], Ord[2], Ord[2], Ord[1], Ord[0]};
     for (int P = 0; P < 6; ++P)
       if (!Measure(Pattern[P], Ev[2 * P], Ev[2 * P + 1]))
         return Cleanup(), false;
     if (!syncAfter(Cand, "while timing shape " + Sh.str()))
       return Cleanup(), false;
-    double M[6];
+    double Sum[3] = {0, 0, 0};
     for (int P = 0; P < 6; ++P)
-      M[P] = Elapsed(Ev[2 * P], Ev[2 * P + 1]);
-    double O = (M[0] + M[5]) / 2, C = (M[1] + M[4]) / 2,
-           X = (M[2] + M[3]) / 2;
+      Sum[Pattern[P]] += Elapsed(Ev[2 * P], Ev[2 * P + 1]) / 2;
+    double O = Sum[Orig], C = Sum[Cand], X = Sum[Ctrl];
     TO.push_back(O);
     TC.push_back(C);
     Speed.push_back(O / C);
     Control.push_back(O / X);
-    if (Speed.size() < MinRounds)
+    // Stop only after whole cycles of the six orders.
+    if (Speed.size() < MinRounds || Speed.size() % 6)
       continue;
     if (Speed.size() >= MaxRounds || secondsSince(Start) > job().TimeBudget)
       break;
-    if (Speed.size() % 5)
-      continue;
     if (medianCI(Speed).relHalfWidth() <= job().TargetHalfWidth &&
         medianCI(Control).relHalfWidth() <= job().TargetHalfWidth)
       break;
@@ -1046,7 +1210,7 @@ int runHarnessWorker(StringRef JobPath) {
   Expected<const cu::Api *> Api = cu::load();
   if (!Api) {
     Early.Status = "no-device";
-    Early.Message = toString(Api.takeError());
+    Early.Message = errorText(Api.takeError());
     return Finish(Early);
   }
   // The driver starts (and the copy bandwidth is measured) while the parent
@@ -1061,7 +1225,7 @@ int runHarnessWorker(StringRef JobPath) {
     Expected<WorkerJob> Job = waitForJob(JobPath);
     if (!Job) {
       W.Out.Status = "error";
-      W.Out.Message = toString(Job.takeError());
+      W.Out.Message = errorText(Job.takeError());
       return Finish(W.Out);
     }
     W.setJob(*Job);

@@ -4,6 +4,7 @@
 #define ASTRA_TOOLS_MODES_H
 
 #include "Options.h"
+#include <optional>
 
 namespace astra {
 
@@ -22,6 +23,14 @@ llvm::Error runModelMode(const CompileSetup &Setup, const InputSource &In,
 /// --emit-spec / --check-spec. Returns false in \p Handled when not requested.
 llvm::Error runSpecMode(const CompileSetup &Setup, const InputSource &In,
                         bool &Handled);
+
+/// --verify: run a candidate against the original on the GPU.
+llvm::Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
+                          bool &Handled);
+
+/// --harness-worker (internal): the harness's child process. Returns its
+/// exit code when requested.
+std::optional<int> runHarnessWorkerIfRequested();
 
 } // namespace astra
 

@@ -87,6 +87,8 @@ static Error run() {
     return E;
   if (Error E = runSpecMode(*Setup, In, Handled); E || Handled)
     return E;
+  if (Error E = runVerifyMode(*Setup, In, Handled); E || Handled)
+    return E;
 
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "
@@ -108,5 +110,7 @@ int main(int argc, char **argv) {
           "each rewrite on a GPU\n",
           &errs()))
     return static_cast<int>(ExitCode::BadInput);
+  if (std::optional<int> RC = runHarnessWorkerIfRequested())
+    return *RC;
   return reportError(run(), "astra-opt");
 }

@@ -1,0 +1,197 @@
+//===- VerifyMode.cpp - --verify: run a candidate on the GPU --------------===//
+//
+//   astra-opt --verify file.cu [--spec s.json] --candidate other.cu
+//   astra-opt --verify --apply=<rewrite> file.cu [--spec s.json]
+//   astra-opt --verify file.cu [--spec s.json]          (control run)
+//
+// The original is file.cu as it is on disk; the candidate is --candidate,
+// else the file after --apply, else the original itself (a control run that
+// measures the harness's own noise). Prints one table per kernel and writes
+// --report. Exit 0 when it ran, whatever the verdict; 2 without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#include "Modes.h"
+#include "astra/Codegen/PtxEmitter.h"
+#include "astra/Harness/Spec.h"
+#include "astra/Harness/Verify.h"
+#include "astra/Support/Error.h"
+#include "astra/Support/Output.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace astra {
+
+static cl::opt<bool> Verify("verify",
+                            cl::desc("Run the candidate against the original "
+                                     "on the GPU: correctness, then timing"),
+                            cl::cat(AstraCategory));
+static cl::opt<std::string>
+    SpecPath("spec",
+             cl::desc("Launch spec (default: <file>.astra.json beside the "
+                      "input)"),
+             cl::value_desc("file"), cl::cat(AstraCategory));
+static cl::opt<std::string>
+    CandidateFile("candidate",
+                  cl::desc("--verify: the candidate .cu file (default: the "
+                           "input after --apply, else the input itself)"),
+                  cl::value_desc("file"), cl::cat(AstraCategory));
+static cl::list<std::string>
+    VerifyKernel("kernel",
+                 cl::desc("--verify: only this kernel of the spec "
+                          "(repeatable; default: all)"),
+                 cl::value_desc("name"), cl::cat(AstraCategory));
+static cl::opt<std::string>
+    ReportFile("report", cl::desc("--verify: write the full results (JSON)"),
+               cl::value_desc("file"), cl::cat(AstraCategory));
+static cl::opt<unsigned> HarnessTimeout(
+    "harness-timeout",
+    cl::desc("--verify: seconds before a candidate counts as hung "
+             "(default 300)"),
+    cl::init(300), cl::cat(AstraCategory));
+static cl::opt<double>
+    TimeBudget("time-budget",
+               cl::desc("--verify: timing budget per shape in seconds "
+                        "(default 1)"),
+               cl::init(1.0), cl::cat(AstraCategory));
+static cl::opt<bool>
+    NoEdgeShapes("no-edge-shapes",
+                 cl::desc("--verify: only the spec's shapes, no generated "
+                          "edge shapes"),
+                 cl::cat(AstraCategory));
+static cl::opt<std::string>
+    HarnessKeep("harness-keep",
+                cl::desc("--verify: keep the worker's job, log and result "
+                         "in this directory"),
+                cl::value_desc("dir"), cl::cat(AstraCategory));
+static cl::opt<std::string> HarnessWorker("harness-worker", cl::Hidden,
+                                          cl::desc("(internal) run a job"),
+                                          cl::cat(AstraCategory));
+
+std::optional<int> runHarnessWorkerIfRequested() {
+  if (HarnessWorker.empty())
+    return std::nullopt;
+  return runHarnessWorker(HarnessWorker);
+}
+
+/// The default spec path: `dir/name.astra.json` for `dir/name.cu`.
+static std::string defaultSpecPath(StringRef File) {
+  SmallString<128> P(File);
+  sys::path::replace_extension(P, "astra.json");
+  return std::string(P);
+}
+
+/// Makes sure the compile unit holds the instantiation a spec names
+/// (`act_and_mul<__half>`): a reference from a host variable instantiates
+/// the kernel template, and the device compile emits it.
+static std::string withInstantiations(StringRef Code,
+                                      ArrayRef<std::string> Names) {
+  std::string Out = Code.str();
+  unsigned N = 0;
+  for (const std::string &Name : Names) {
+    if (!StringRef(Name).contains('<'))
+      continue;
+    Out += formatv("\nstatic void *const __astra_instantiate_{0} = "
+                   "(void *)&{1};\n",
+                   N++, Name)
+               .str();
+  }
+  return Out;
+}
+
+Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
+                    bool &Handled) {
+  Handled = Verify;
+  if (!Verify)
+    return Error::success();
+  std::string Spec = SpecPath.empty() ? defaultSpecPath(In.FileName)
+                                      : SpecPath.getValue();
+  Expected<LaunchSpecFile> SF = parseSpecFile(Spec);
+  if (!SF)
+    return SF.takeError();
+
+  // The original as on disk; the candidate from --candidate, else the
+  // (possibly rewritten) input.
+  Expected<std::unique_ptr<MemoryBuffer>> OrigBuf = readInputFile(InputFile);
+  if (!OrigBuf)
+    return OrigBuf.takeError();
+  std::string OrigCode = (*OrigBuf)->getBuffer().str();
+  std::string CandName = In.FileName, CandCode = In.Code;
+  if (!CandidateFile.empty()) {
+    Expected<std::unique_ptr<MemoryBuffer>> C = readInputFile(CandidateFile);
+    if (!C)
+      return C.takeError();
+    CandName = CandidateFile;
+    CandCode = (*C)->getBuffer().str();
+  }
+  bool Control = CandidateFile.empty() && CandCode == OrigCode;
+
+  std::vector<std::string> Names;
+  for (const KernelSpec &K : SF->Kernels)
+    if (VerifyKernel.empty() ||
+        llvm::is_contained(VerifyKernel, K.Kernel))
+      Names.push_back(K.Kernel);
+  if (Names.empty())
+    return makeInputError(Spec + ": none of the --kernel names is in the "
+                                 "spec");
+
+  // Compiled once for all kernels, after the first worker started.
+  std::optional<std::pair<std::string, std::string>> Ptx;
+  auto MakePtx = [&](std::string &O, std::string &C) -> Error {
+    if (!Ptx) {
+      Expected<std::string> OP =
+          emitPtx(Setup, In.FileName, withInstantiations(OrigCode, Names));
+      if (!OP)
+        return OP.takeError();
+      std::string CP = *OP;
+      if (!Control) {
+        Expected<std::string> R =
+            emitPtx(Setup, CandName, withInstantiations(CandCode, Names));
+        if (!R)
+          return R.takeError();
+        CP = std::move(*R);
+      }
+      Ptx.emplace(std::move(*OP), std::move(CP));
+    }
+    O = Ptx->first;
+    C = Ptx->second;
+    return Error::success();
+  };
+
+  json::Array Reports;
+  for (const std::string &Name : Names) {
+    VerifyOptions Opts;
+    Opts.SpecPath = Spec;
+    Opts.Kernel = Name;
+    Opts.OriginalFile = In.FileName;
+    Opts.CandidateFile = CandName;
+    Opts.IsControlRun = Control;
+    Opts.TimeoutSeconds = HarnessTimeout;
+    Opts.TimeBudget = TimeBudget;
+    Opts.EdgeShapes = !NoEdgeShapes;
+    Opts.KeepDir = HarnessKeep;
+    Opts.MakePtx = MakePtx;
+    Expected<VerifyResult> R = verifyCandidate(Opts);
+    if (!R)
+      return R.takeError();
+    printVerifyTable(outs(), *R);
+    if (Names.size() > 1)
+      outs() << "\n";
+    outs().flush();
+    Reports.push_back(toJSON(*R));
+  }
+  if (!ReportFile.empty()) {
+    json::Value V = Reports.size() == 1
+                        ? std::move(Reports[0])
+                        : json::Value(json::Object{
+                              {"kernels", std::move(Reports)}});
+    std::string Text;
+    raw_string_ostream(Text) << formatv("{0:2}", V) << "\n";
+    if (Error E = writeFileAtomically(ReportFile, Text))
+      return E;
+  }
+  return Error::success();
+}
+
+} // namespace astra

@@ -28,11 +28,6 @@ static cl::opt<bool> Verify("verify",
                                      "on the GPU: correctness, then timing"),
                             cl::cat(AstraCategory));
 static cl::opt<std::string>
-    SpecPath("spec",
-             cl::desc("Launch spec (default: <file>.astra.json beside the "
-                      "input)"),
-             cl::value_desc("file"), cl::cat(AstraCategory));
-static cl::opt<std::string>
     CandidateFile("candidate",
                   cl::desc("--verify: the candidate .cu file (default: the "
                            "input after --apply, else the input itself)"),
@@ -105,8 +100,9 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
   Handled = Verify;
   if (!Verify)
     return Error::success();
-  std::string Spec = SpecPath.empty() ? defaultSpecPath(In.FileName)
-                                      : SpecPath.getValue();
+  // --spec (shared with --check-spec); default: <file>.astra.json.
+  std::string Spec = SpecFile.empty() ? defaultSpecPath(In.FileName)
+                                      : SpecFile.getValue();
   Expected<LaunchSpecFile> SF = parseSpecFile(Spec);
   if (!SF)
     return SF.takeError();

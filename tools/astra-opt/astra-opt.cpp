@@ -22,6 +22,12 @@ static cl::list<std::string>
                    "loop= select where (repeatable, applied in order)"),
           cl::value_desc("rewrite"), cl::cat(AstraCategory));
 
+static cl::opt<bool>
+    InPlace("in-place",
+            cl::desc("Write the rewritten file over the input (atomically), "
+                     "keeping the original as <file>.orig"),
+            cl::cat(AstraCategory));
+
 static cl::opt<bool> PrintPaths(
     "print-paths",
     cl::desc("Print the Clang resource directory and CUDA toolkit in use"),
@@ -56,6 +62,8 @@ static Error run() {
   Expected<std::unique_ptr<MemoryBuffer>> Buf = readInputFile(InputFile);
   if (!Buf)
     return Buf.takeError();
+  if (InPlace && (InputFile == "-" || OutputFile != "-"))
+    return makeInputError("--in-place needs an input file and no -o");
   InputSource In;
   In.FileName = InputFile == "-" ? "<stdin>.cu" : InputFile.getValue();
   In.Code = (*Buf)->getBuffer().str();
@@ -93,7 +101,12 @@ static Error run() {
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "
                           "--print-kernel-model, ... (see --help)");
-  return writeFileAtomically(OutputFile, In.Code);
+  if (!InPlace)
+    return writeFileAtomically(OutputFile, In.Code);
+  // The backup is written first: if it fails, the input is untouched.
+  if (Error E = writeFileAtomically(InputFile + ".orig", (*Buf)->getBuffer()))
+    return E;
+  return writeFileAtomically(InputFile, In.Code);
 }
 
 int main(int argc, char **argv) {

@@ -10,46 +10,6 @@ using namespace llvm;
 
 namespace astra {
 
-std::optional<DType> dtypeForTypeName(StringRef Spelling) {
-  static const std::pair<const char *, DType> Names[] = {
-      {"float", DType::F32},
-      {"double", DType::F64},
-      {"__half", DType::F16},
-      {"half", DType::F16},
-      {"__nv_bfloat16", DType::BF16},
-      {"nv_bfloat16", DType::BF16},
-      {"__nv_fp8_e4m3", DType::FP8E4M3},
-      {"__nv_fp8_e5m2", DType::FP8E5M2},
-      {"char", DType::I8},
-      {"signed char", DType::I8},
-      {"int8_t", DType::I8},
-      {"unsigned char", DType::U8},
-      {"uint8_t", DType::U8},
-      {"short", DType::I16},
-      {"int16_t", DType::I16},
-      {"unsigned short", DType::U16},
-      {"uint16_t", DType::U16},
-      {"int", DType::I32},
-      {"int32_t", DType::I32},
-      {"unsigned int", DType::U32},
-      {"unsigned", DType::U32},
-      {"uint32_t", DType::U32},
-      {"long", DType::I64},
-      {"long long", DType::I64},
-      {"int64_t", DType::I64},
-      {"ptrdiff_t", DType::I64},
-      {"unsigned long", DType::U64},
-      {"unsigned long long", DType::U64},
-      {"uint64_t", DType::U64},
-      {"size_t", DType::U64},
-  };
-  StringRef S = Spelling.trim();
-  for (const auto &N : Names)
-    if (S == N.first)
-      return N.second;
-  return std::nullopt;
-}
-
 namespace {
 
 std::string member(StringRef Path, StringRef Key) {

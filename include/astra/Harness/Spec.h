@@ -255,10 +255,6 @@ llvm::Error checkSpecText(llvm::StringRef JSON, llvm::StringRef FileName,
 /// `TODO` placeholders that --check-spec reports until filled in.
 std::string emitStartingSpec(llvm::ArrayRef<KernelSignature> Kernels);
 
-/// Maps a C/CUDA element type spelling ("float", "__half", "__nv_bfloat16",
-/// "int", "unsigned char", ...) to a dtype.
-std::optional<DType> dtypeForTypeName(llvm::StringRef Spelling);
-
 } // namespace astra
 
 #endif // ASTRA_HARNESS_SPEC_H

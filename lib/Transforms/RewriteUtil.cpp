@@ -200,6 +200,30 @@ Error EditBatch::commit() {
   return Error::success();
 }
 
+bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
+                      const Stmt *S, StringRef Text) {
+  unsigned Off = Edits.beginOf(S->getSourceRange());
+  if (Off == ~0u)
+    return false;
+  const SourceManager &SM = RC.getSourceManager();
+  StringRef Buf = SM.getBufferData(SM.getMainFileID());
+  size_t LineStart = Buf.rfind('\n', Off);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  StringRef Indent = Buf.slice(LineStart, Off);
+  if (!Indent.trim().empty())
+    return false;
+  Edits.insert(LineStart, (Indent + Text + "\n").str());
+  return true;
+}
+
+void insertAtBodyStart(const RewriteContext &RC, EditBatch &Edits,
+                       const CompoundStmt *Body, StringRef Text) {
+  if (!Body->body_empty() &&
+      insertLineBefore(RC, Edits, Body->body_front(), Text))
+    return;
+  Edits.insert(Edits.beginOf(Body->getLBracLoc()) + 1, ("\n" + Text).str());
+}
+
 std::string makeFreshName(ASTContext &Ctx, StringRef Base, StringSet<> &Taken) {
   for (unsigned N = 0;; ++N) {
     std::string Name = N ? (Base + Twine(N)).str() : Base.str();

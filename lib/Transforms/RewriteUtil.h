@@ -90,6 +90,17 @@ private:
   bool Invalid = false;
 };
 
+/// Adds the statement \p Text as the first line of \p Body, on a line of its
+/// own (so the lines around it, the function signature included, keep their
+/// formatting).
+void insertAtBodyStart(const RewriteContext &RC, EditBatch &Edits,
+                       const clang::CompoundStmt *Body, llvm::StringRef Text);
+
+/// Inserts the statement \p Text on its own line before \p S, indented like
+/// it. Fails when \p S does not start its line.
+bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
+                      const clang::Stmt *S, llvm::StringRef Text);
+
 /// An identifier based on \p Base that is not spelled anywhere in the
 /// translation unit and was not handed out before through \p Taken.
 std::string makeFreshName(clang::ASTContext &Ctx, llvm::StringRef Base,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "astra/Harness/InputGen.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Parallel.h"
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -151,13 +152,6 @@ uint64_t Rng::below(uint64_t N) {
   return X % N;
 }
 
-double Rng::normal() {
-  double Sum = 0;
-  for (int I = 0; I < 12; ++I)
-    Sum += uniform();
-  return Sum - 6.0;
-}
-
 static uint64_t fnv1a(StringRef S, uint64_t H) {
   for (unsigned char C : S) {
     H ^= C;
@@ -177,32 +171,49 @@ uint64_t streamSeed(uint64_t Seed, const Shape &S, StringRef ArgName) {
 //===-- Buffers -------------------------------------------------------------===//
 
 namespace {
-double sample(Rng &R, Dist D) {
+/// Four 16-bit uniforms (each centred in its bucket) summed, centred and
+/// scaled to variance 1.
+double normalFromBits(uint64_t H) {
+  double Sum = 0;
+  for (int I = 0; I < 4; ++I)
+    Sum += (double((H >> (16 * I)) & 0xffff) + 0.5) * 0x1.0p-16;
+  return (Sum - 2.0) * 1.7320508075688772; // sqrt(12 / 4)
+}
+
+double unitFromBits(uint64_t H) { return double(H >> 11) * 0x1.0p-53; }
+} // namespace
+
+double sampleAt(uint64_t StreamSeed, uint64_t Index, Dist D) {
+  uint64_t State = Index;
+  uint64_t H = splitmix64(State) ^ StreamSeed;
+  State = H;
+  H = splitmix64(State);
   switch (D) {
   case Dist::Normal:
-    return R.normal();
+    return normalFromBits(H);
   case Dist::Uniform:
-    return 2.0 * R.uniform() - 1.0;
+    return 2.0 * unitFromBits(H) - 1.0;
   case Dist::Positive:
-    return 0.5 + 1.5 * R.uniform();
+    return 0.5 + 1.5 * unitFromBits(H);
   case Dist::Heavy: {
     // Student-t with 3 degrees of freedom: mostly O(1), rarely large.
-    double Z = R.normal();
+    double Z = normalFromBits(H);
     double Chi = 0;
     for (int I = 0; I < 3; ++I) {
-      double N = R.normal();
+      double N = normalFromBits(splitmix64(State));
       Chi += N * N;
     }
     return Z / std::sqrt(std::max(Chi / 3.0, 1e-4));
   }
   case Dist::Small:
-    return 1e-3 * R.normal();
+    return 1e-3 * normalFromBits(H);
   case Dist::Large:
-    return 1e3 * R.normal();
+    return 1e3 * normalFromBits(H);
   }
   llvm_unreachable("unknown dist");
 }
 
+namespace {
 /// \p K distinct values from [0, N), in random order (Floyd's algorithm,
 /// then a shuffle).
 std::vector<int64_t> distinct(Rng &R, int64_t N, int64_t K) {
@@ -225,7 +236,8 @@ public:
   Error fill(size_t Index, std::vector<uint8_t> &Buf, uint64_t Count,
              const std::vector<std::vector<uint8_t>> &All) {
     const ArgSpec &A = K.Args[Index];
-    Rng R(streamSeed(Opts.Seed, S, A.Name));
+    uint64_t Stream = streamSeed(Opts.Seed, S, A.Name);
+    Rng R(Stream);
     DType T = A.Type;
     Buf.assign(Count * dtypeSize(T), 0);
     int64_t Lo = 0, Hi = 0;
@@ -253,8 +265,19 @@ public:
       if (isFloatDType(T)) {
         Dist D = A.Distribution ? *A.Distribution
                                 : Opts.Distribution.value_or(Dist::Normal);
-        for (uint64_t I = 0; I < Count; ++I)
-          storeElement(Buf, T, I, sample(R, D));
+        // Chunks of 64Ki elements, in parallel for large buffers.
+        const uint64_t Chunk = 1 << 16;
+        auto Fill = [&](size_t C) {
+          uint64_t End = std::min(Count, (C + 1) * Chunk);
+          for (uint64_t I = C * Chunk; I < End; ++I)
+            storeElement(Buf, T, I, sampleAt(Stream, I, D));
+        };
+        uint64_t Chunks = (Count + Chunk - 1) / Chunk;
+        if (Chunks > 4)
+          parallelFor(0, Chunks, Fill);
+        else
+          for (uint64_t C = 0; C < Chunks; ++C)
+            Fill(C);
         if (Opts.Specials && A.Specials)
           injectSpecials(R, Buf, T, Count);
       } else {

@@ -61,9 +61,6 @@ public:
   double uniform();
   /// Uniform integer in [0, N) without bias; N > 0.
   uint64_t below(uint64_t N);
-  /// Approximately standard normal (sum of 12 uniforms - 6: mean 0, sd 1,
-  /// tails cut at +-6); uses only + and -, so it is bit-reproducible.
-  double normal();
 
 private:
   uint64_t S[4];
@@ -72,6 +69,12 @@ private:
 /// A 64-bit stream seed for one buffer: mixes the run seed, the shape and
 /// the argument name.
 uint64_t streamSeed(uint64_t Seed, const Shape &S, llvm::StringRef ArgName);
+
+/// Element \p Index of a float input drawn from \p D: a pure function of
+/// (stream seed, index), so large buffers are filled in parallel and any
+/// element can be recomputed alone. Normal values are the sum of four 16-bit
+/// uniforms, centred and scaled to unit variance (tails cut at +-3.46).
+double sampleAt(uint64_t StreamSeed, uint64_t Index, Dist D);
 
 //===-- Buffers ------------------------------------------------------------===//
 
@@ -86,8 +89,10 @@ struct GenOptions {
 
 /// Initial contents of every argument of \p K for shape \p S: `in` and
 /// `inout` buffers generated (from `gen`, `range` or `dist`); `out` buffers
-/// and scalars empty. \p L is resolve(K, S). Errors: a generator whose
-/// parameters cannot give valid data for this shape.
+/// and scalars empty. \p L is resolve(K, S). Float buffers without `gen` are
+/// filled with sampleAt in parallel (llvm::parallelFor): the bytes do not
+/// depend on the thread count. Errors: a generator whose parameters cannot
+/// give valid data for this shape.
 llvm::Expected<std::vector<std::vector<uint8_t>>>
 generateInputs(const KernelSpec &K, const Shape &S, const ResolvedLaunch &L,
                const GenOptions &Opts);

@@ -144,7 +144,7 @@ StringRef KernelSpec::baseName() const {
   return StringRef(Kernel).split('<').first.trim();
 }
 
-static std::string withoutSpaces(StringRef S) {
+std::string detail::withoutSpaces(StringRef S) {
   std::string Out;
   for (char C : S)
     if (!isSpace(C))
@@ -153,9 +153,9 @@ static std::string withoutSpaces(StringRef S) {
 }
 
 const KernelSpec *LaunchSpecFile::find(StringRef Name) const {
-  std::string Want = withoutSpaces(Name);
+  std::string Want = detail::withoutSpaces(Name);
   for (const KernelSpec &K : Kernels)
-    if (withoutSpaces(K.Kernel) == Want)
+    if (detail::withoutSpaces(K.Kernel) == Want)
       return &K;
   return nullptr;
 }
@@ -322,12 +322,6 @@ DiagLoc SpecLocator::locateKey(StringRef Path) const {
 }
 
 namespace detail {
-static std::string member(StringRef Path, StringRef Key) {
-  return Path.empty() ? Key.str() : (Path + "." + Key).str();
-}
-static std::string element(StringRef Path, size_t I) {
-  return (Path + "[" + Twine(I) + "]").str();
-}
 
 void forEachExpr(const KernelSpec &K,
                  function_ref<void(const SizeExpr &, StringRef)> Fn) {

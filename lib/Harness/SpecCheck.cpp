@@ -10,19 +10,12 @@ using namespace llvm;
 
 namespace astra {
 
+using detail::member;
+using detail::withoutSpaces;
+
 namespace {
 
-std::string member(StringRef Path, StringRef Key) {
-  return Path.empty() ? Key.str() : (Path + "." + Key).str();
-}
 
-std::string withoutSpaces(StringRef S) {
-  std::string Out;
-  for (char C : S)
-    if (!isSpace(C))
-      Out += C;
-  return Out;
-}
 
 std::string paramList(const KernelSignature &K) {
   std::string S;

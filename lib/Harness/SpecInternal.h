@@ -4,9 +4,21 @@
 
 #include "astra/Harness/Spec.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/Twine.h"
+#include <string>
 
 namespace astra {
 namespace detail {
+
+/// Field paths: `<Path>.<Key>` (just Key at the top) and `<Path>[<I>]`.
+inline std::string member(llvm::StringRef Path, llvm::StringRef Key) {
+  return Path.empty() ? Key.str() : (Path + "." + Key).str();
+}
+inline std::string element(llvm::StringRef Path, size_t I) {
+  return (Path + "[" + llvm::Twine(I) + "]").str();
+}
+/// Kernel names compare without whitespace: "act< __half >" == "act<__half>".
+std::string withoutSpaces(llvm::StringRef S);
 
 /// Parses \p JSON as far as it can: every error found goes into \p Errs;
 /// kernels and arguments with errors are kept with Valid = false. \p JsonOk

@@ -37,12 +37,6 @@ StringRef kindName(const json::Value &V) {
   return "a value";
 }
 
-std::string member(StringRef Path, StringRef Key) {
-  return Path.empty() ? Key.str() : (Path + "." + Key).str();
-}
-std::string element(StringRef Path, size_t I) {
-  return (Path + "[" + Twine(I) + "]").str();
-}
 
 bool isIdentifier(StringRef S) {
   if (S.empty() || !(isAlpha(S[0]) || S[0] == '_'))

@@ -10,12 +10,6 @@ namespace astra {
 namespace detail {
 
 namespace {
-std::string member(StringRef Path, StringRef Key) {
-  return Path.empty() ? Key.str() : (Path + "." + Key).str();
-}
-std::string element(StringRef Path, size_t I) {
-  return (Path + "[" + Twine(I) + "]").str();
-}
 
 /// The integer range of an integer dtype.
 void intLimits(DType T, int64_t &Lo, uint64_t &Hi) {

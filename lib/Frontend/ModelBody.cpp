@@ -91,6 +91,8 @@ private:
   }
 
   void addAccess(const Expr *Access, const Expr *Pointer, const Expr *Idx);
+  /// An access to the element at \p Address.
+  void addAccess(const Expr *Access, const Expr *Address);
   void addCall(std::vector<CallInfo> &List, const Expr *E, std::string Name);
   void addShared(const VarDecl *V);
   void enterHelpers(const CallExpr *C);
@@ -143,31 +145,32 @@ bool BodyWalker::VisitExpr(Expr *E) {
     Targets[Sub->IgnoreParens()] = AccessKind::LoadStore;
   else if (UOp == UO_AddrOf)
     AddressTaken.insert(Sub->IgnoreParens());
-  else if (UOp == UO_Deref && !AddressTaken.count(E)) {
-    // *p, *(p + i), *reinterpret_cast<const float4 *>(&p[i])
-    const Expr *Ptr = stripCasts(Sub);
-    const Expr *Idx = nullptr;
-    const Expr *A, *B;
-    BinaryOperatorKind Op;
-    UnaryOperatorKind Inner;
-    const Expr *InnerSub;
-    if (matchBinary(Ptr, Op, A, B) && Op == BO_Add) {
-      bool LeftPtr = stripCasts(A)->getType()->isPointerType() ||
-                     A->getType()->isPointerType();
-      Idx = LeftPtr ? B : A;
-      Ptr = LeftPtr ? A : B;
-    } else if (matchUnary(Ptr, Inner, InnerSub) && Inner == UO_AddrOf) {
-      if (const auto *AS =
-              dyn_cast<ArraySubscriptExpr>(InnerSub->IgnoreParens())) {
-        Ptr = AS->getBase();
-        Idx = AS->getIdx();
-      }
-    }
-    addAccess(E, Ptr, Idx);
-    // The pointer arithmetic inside is not a second access.
-    AddressTaken.insert(stripCasts(Sub));
-  }
+  else if (UOp == UO_Deref && !AddressTaken.count(E))
+    addAccess(E, Sub);
   return true;
+}
+
+void BodyWalker::addAccess(const Expr *Access, const Expr *Address) {
+  // p, p + i, &p[i], through casts (reinterpret_cast<const float4 *>(&p[i])).
+  const Expr *Ptr = stripCasts(Address);
+  const Expr *Idx = nullptr;
+  const Expr *A, *B, *Sub;
+  BinaryOperatorKind Op;
+  UnaryOperatorKind UOp;
+  if (matchBinary(Ptr, Op, A, B) && Op == BO_Add) {
+    bool LeftPtr = stripCasts(A)->getType()->isPointerType() ||
+                   A->getType()->isPointerType();
+    Idx = LeftPtr ? B : A;
+    Ptr = LeftPtr ? A : B;
+  } else if (matchUnary(Ptr, UOp, Sub) && UOp == UO_AddrOf) {
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub->IgnoreParens())) {
+      Ptr = AS->getBase();
+      Idx = AS->getIdx();
+    }
+  }
+  addAccess(Access, Ptr, Idx);
+  // The address computation inside is not a second access.
+  AddressTaken.insert(stripCasts(Address));
 }
 
 bool BodyWalker::VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
@@ -268,6 +271,15 @@ bool BodyWalker::VisitCallExpr(CallExpr *C) {
   bool User = false;
   for (const FunctionDecl *FD : getCallees(C))
     User |= getUserDefinition(Src, FD) != nullptr;
+  // __ldg(&p[i]), __ldcs(p + i), __stcs(&p[i], v): accesses through the
+  // cache-hint intrinsics.
+  bool Load = llvm::is_contained(
+      {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}, Name);
+  bool Store = llvm::is_contained({"__stwb", "__stcg", "__stcs", "__stwt"}, Name);
+  if ((Load || Store) && C->getNumArgs() >= 1 && !User) {
+    Targets[C] = Store ? AccessKind::Store : AccessKind::Load;
+    addAccess(C, C->getArg(0));
+  }
   switch (classifyCall(Name, User)) {
   case CallCategory::Math:
     addCall(K.MathCalls, C, Name);

@@ -30,6 +30,13 @@ LoopInfo describeLoop(const ModelSource &Src, const clang::Stmt *S,
 std::optional<int64_t> computeTripCount(int64_t Init, int64_t Bound,
                                         int64_t Step, llvm::StringRef Cmp);
 
+/// Iterations of `for (iv = Init; iv Cmp Bound; iv = iv Op K)` for a
+/// geometric update (Op is BO_Mul, BO_Div, BO_Shl or BO_Shr), found by
+/// stepping through it; none when it does not end within a few thousand.
+std::optional<int64_t> simulateTripCount(int64_t Init, int64_t Bound,
+                                         clang::BinaryOperatorKind Op,
+                                         int64_t K, llvm::StringRef Cmp);
+
 /// Where a pointer expression comes from.
 struct PointerRoot {
   const clang::ParmVarDecl *Param = nullptr;

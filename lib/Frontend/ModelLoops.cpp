@@ -39,6 +39,60 @@ static std::optional<int64_t> evaluateInt(const ModelSource &Src,
   return R.Val.getInt().getExtValue();
 }
 
+/// `iv op= k` for `iv = iv op k`.
+static BinaryOperatorKind compoundOf(BinaryOperatorKind Op) {
+  switch (Op) {
+  case BO_Add:
+    return BO_AddAssign;
+  case BO_Sub:
+    return BO_SubAssign;
+  case BO_Mul:
+    return BO_MulAssign;
+  case BO_Div:
+    return BO_DivAssign;
+  case BO_Shl:
+    return BO_ShlAssign;
+  case BO_Shr:
+    return BO_ShrAssign;
+  default:
+    return BO_Comma;
+  }
+}
+
+static bool compare(int64_t A, int64_t B, llvm::StringRef Cmp) {
+  if (Cmp == "<")
+    return A < B;
+  if (Cmp == "<=")
+    return A <= B;
+  if (Cmp == ">")
+    return A > B;
+  if (Cmp == ">=")
+    return A >= B;
+  return Cmp == "!=" && A != B;
+}
+
+std::optional<int64_t> simulateTripCount(int64_t Init, int64_t Bound,
+                                         BinaryOperatorKind Op, int64_t K,
+                                         llvm::StringRef Cmp) {
+  const int64_t Limit = 4096;
+  int64_t V = Init;
+  for (int64_t N = 0; N <= Limit; ++N) {
+    if (!compare(V, Bound, Cmp))
+      return N;
+    if (Op == BO_Mul && std::abs(V) < (INT64_C(1) << 40) && std::abs(K) < 1024)
+      V *= K;
+    else if (Op == BO_Div && K != 0)
+      V /= K;
+    else if (Op == BO_Shr && K >= 0 && K < 63)
+      V >>= K;
+    else if (Op == BO_Shl && K >= 0 && K < 63 && std::abs(V) < (INT64_C(1) << 40))
+      V <<= K;
+    else
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 static llvm::StringRef flipCompare(BinaryOperatorKind Op) {
   switch (Op) {
   case BO_LT:
@@ -122,30 +176,49 @@ public:
     if (!matchBinary(E, BOp, LHS, RHS) || getReferencedVar(LHS) != IV)
       return false;
     if (BOp == BO_Assign) {
-      // iv = iv + step
+      // iv = iv + step, iv = iv * 2, iv = iv >> 1, ...
       BinaryOperatorKind Inner;
       const Expr *A, *B;
-      if (!matchBinary(RHS, Inner, A, B) || Inner != BO_Add)
-        return false;
-      if (getReferencedVar(A) == IV)
-        RHS = B;
-      else if (getReferencedVar(B) == IV)
-        RHS = A;
-      else
-        return false;
-      BOp = BO_AddAssign;
+      if (!matchBinary(RHS, Inner, A, B) || getReferencedVar(A) != IV) {
+        if (!matchBinary(RHS, Inner, A, B) || Inner != BO_Add ||
+            getReferencedVar(B) != IV)
+          return false;
+        std::swap(A, B);
+      }
+      RHS = B;
+      BOp = compoundOf(Inner);
     }
-    if (BOp != BO_AddAssign && BOp != BO_SubAssign)
+    if (BOp != BO_AddAssign && BOp != BO_SubAssign && BOp != BO_MulAssign &&
+        BOp != BO_DivAssign && BOp != BO_ShlAssign && BOp != BO_ShrAssign)
       return false;
     StepExpr = RHS;
     std::string Text = Src.getText(RHS);
     bool Simple = llvm::all_of(Text, [](char C) {
       return isalnum((unsigned char)C) || C == '_' || C == '.';
     });
-    L.Step = BOp == BO_AddAssign ? Text
-                                 : (Simple ? "-" + Text : "-(" + Text + ")");
-    if (std::optional<int64_t> V = evaluateInt(Src, RHS))
-      ConstStep = BOp == BO_AddAssign ? *V : -*V;
+    std::string Operand = Simple ? Text : "(" + Text + ")";
+    std::optional<int64_t> V = evaluateInt(Src, RHS);
+    switch (BOp) {
+    case BO_AddAssign:
+      L.Step = Text;
+      ConstStep = V;
+      break;
+    case BO_SubAssign:
+      L.Step = "-" + Operand;
+      if (V)
+        ConstStep = -*V;
+      break;
+    default:
+      // A geometric update: the step says how, e.g. "/2", ">>1", "*2".
+      StepExpr = nullptr;
+      L.Step = BinaryOperator::getOpcodeStr(
+                   BinaryOperator::getOpForCompoundAssignment(BOp))
+                   .str() +
+               Operand;
+      GeometricOp = BinaryOperator::getOpForCompoundAssignment(BOp);
+      ConstStep = V;
+      break;
+    }
     return true;
   }
 
@@ -155,7 +228,12 @@ public:
     L.Class = classify(StepExpr);
     std::optional<int64_t> I = evaluateInt(Src, InitExpr);
     std::optional<int64_t> B = evaluateInt(Src, BoundExpr);
-    if (I && B && ConstStep)
+    if (!I || !B || !ConstStep)
+      return;
+    if (GeometricOp)
+      L.TripCount = simulateTripCount(*I, *B, *GeometricOp, *ConstStep,
+                                      L.Compare);
+    else
       L.TripCount = computeTripCount(*I, *B, *ConstStep, L.Compare);
   }
 
@@ -196,6 +274,8 @@ private:
   const Expr *BoundExpr = nullptr;
   const Expr *StepExpr = nullptr;
   std::optional<int64_t> ConstStep;
+  /// For `iv *= k`, `iv >>= k`, ...: the operator (BO_Mul, BO_Shr, ...).
+  std::optional<BinaryOperatorKind> GeometricOp;
 };
 } // namespace
 

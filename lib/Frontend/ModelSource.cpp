@@ -66,7 +66,7 @@ DiagLoc ModelSource::getLoc(SourceLocation Loc) const {
   if (Loc.isInvalid())
     return D;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation E = SM.getExpansionLoc(Loc);
+  SourceLocation E = SM.getFileLoc(Loc);
   PresumedLoc P = SM.getPresumedLoc(E);
   if (P.isInvalid())
     return D;

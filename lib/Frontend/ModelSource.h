@@ -35,8 +35,9 @@ public:
   /// \p T printed (sugar kept: `float4`, `__half`, `T`).
   std::string print(clang::QualType T) const;
 
-  /// Where \p Loc is as the user sees it (the expansion location for code
-  /// from macros); the main file is named with FileName.
+  /// Where \p Loc is as the user sees it: where a macro argument is written,
+  /// or where the macro is expanded for code from a macro body. The main file
+  /// is named with FileName.
   DiagLoc getLoc(clang::SourceLocation Loc) const;
   /// The location lies in a macro expansion.
   bool isFromMacro(clang::SourceLocation Loc) const { return Loc.isMacroID(); }

@@ -16,10 +16,14 @@ For each spec (docs/spec.md format) this checks, without a GPU:
     z <= 64), grid.x < 2^31, grid.y and grid.z <= 65535, every buffer is
     under 1.5 GB, ranges are non-empty, a csr_indptr buffer has rows + 1
     elements.
+  - the spec's "bytes", when given, is from 1 to the naive traffic below on
+    every shape; per-output tolerances sit on out/inout buffers, and an
+    integer output's takes only a whole atol.
 With --bytes, prints for each kernel the naive traffic at each shape (every
 in buffer read once, every out buffer written once, every inout buffer read
-and written once).  It is the bandwidth floor only for kernels that touch all
-of every buffer; kernels/README.md gives the floor for the others.
+and written once), and beside it the spec's "bytes" where it differs.  The
+naive figure is the bandwidth floor only for kernels that touch all of every
+buffer; the kernels that read part of a buffer give "bytes" (kernels/README.md).
 Exit status 0 when every spec passes, 1 otherwise.
 """
 
@@ -49,8 +53,8 @@ ROLES = {"in", "out", "inout"}
 DISTS = {"normal", "uniform", "positive", "heavy", "small", "large"}
 GENS = {"csr_indptr", "distinct_per_row", "sorted", "permutation", "iota",
         "constant"}
-KERNEL_FIELDS = {"kernel", "args", "grid", "block", "shared_bytes", "shapes",
-                 "tolerance", "noalias", "tunable"}
+KERNEL_FIELDS = {"kernel", "args", "grid", "block", "shared_bytes", "bytes",
+                 "shapes", "tolerance", "noalias", "tunable"}
 MAX_BUFFER_BYTES = 1.5e9
 
 
@@ -200,8 +204,30 @@ def check_param(arg, ctype, tparam, targ, where):
     return is_pointer
 
 
+def check_tolerance(tol, where):
+    if not isinstance(tol, dict) or set(tol) - {"rtol", "atol"}:
+        raise SpecError("%s: tolerance is {\"rtol\": r, \"atol\": a}" % where)
+    for key, v in tol.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise SpecError("%s: tolerance %s must be a number >= 0"
+                            % (where, key))
+
+
+def check_arg_tolerance(arg, where):
+    """A per-output tolerance: on out/inout buffers; integers take a whole atol."""
+    tol = arg["tolerance"]
+    check_tolerance(tol, where)
+    if arg.get("role") not in ("out", "inout"):
+        raise SpecError("%s: tolerance on a buffer that is not an output" % where)
+    if arg["dtype"][0] in "iu":
+        if "rtol" in tol:
+            raise SpecError("%s: rtol on an integer output" % where)
+        if "atol" in tol and tol["atol"] != int(tol["atol"]):
+            raise SpecError("%s: atol of an integer output must be whole" % where)
+
+
 def check_kernel(obj, source, where, want_bytes):
-    unknown = set(obj) - KERNEL_FIELDS
+    unknown = {k for k in obj if not k.startswith("_")} - KERNEL_FIELDS
     if unknown:
         raise SpecError("%s: unknown field(s) %s" % (where, sorted(unknown)))
     for field in ("kernel", "args", "grid", "block", "shapes"):
@@ -240,6 +266,8 @@ def check_kernel(obj, source, where, want_bytes):
             raise SpecError("%s: unknown gen %r" % (aw, arg["gen"].get("kind")))
         if "range" in arg and arg["dtype"][0] not in "iu":
             raise SpecError("%s: range on a non-integer buffer" % aw)
+        if "tolerance" in arg:
+            check_arg_tolerance(arg, aw)
 
     for key in ("grid", "block"):
         if not 1 <= len(obj[key]) <= 3:
@@ -300,14 +328,23 @@ def check_kernel(obj, source, where, want_bytes):
                     if not 0 <= dmin <= dmax:
                         raise SpecError("csr_indptr %s: degrees [%d, %d]"
                                         % (arg["name"], dmin, dmax))
+            least = traffic
+            if "bytes" in obj:
+                least = evaluate(obj["bytes"], env)
+                if not 1 <= least <= traffic:
+                    raise SpecError("bytes is %d, not in [1, %d] (every buffer "
+                                    "whole)" % (least, traffic))
         except SpecError as e:
             raise SpecError("%s: %s" % (sw, e))
-        rows.append((shape, grid, block, traffic))
+        rows.append((shape, grid, block, traffic, least))
+    if "tolerance" in obj:
+        check_tolerance(obj["tolerance"], where)
     if want_bytes:
-        for shape, grid, block, traffic in rows:
-            print("%-38s %10.1f MB  grid %-14s block %-10s %s" % (
-                full, traffic / 1e6, ",".join(map(str, grid)),
-                ",".join(map(str, block)),
+        for shape, grid, block, traffic, least in rows:
+            print("%-38s %10.1f MB %10s  grid %-14s block %-10s %s" % (
+                full, traffic / 1e6,
+                "" if least == traffic else "%.1f MB" % (least / 1e6),
+                ",".join(map(str, grid)), ",".join(map(str, block)),
                 json.dumps(shape, separators=(",", ":"))))
 
 

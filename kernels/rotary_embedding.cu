@@ -43,6 +43,18 @@
 // Tolerance: rtol 8e-3, atol 1e-5, the bf16 defaults: f32 results that differ
 // by an ulp (e.g. a*c - b*s contracted to an fma or not) round to bf16 values
 // at most one bf16 ulp (<= 2^-7 relative) apart.
+// Bytes (the spec's "bytes": the fewest bytes the kernel must move, from
+// which the harness computes its physical floor and achieved GB/s): the
+// H + KH heads of each token, read and written (2 * 2 bytes per element; the
+// rest of a strided row is not touched: on the T = 512 shape q and k hold
+// three times as many columns as the kernel uses) + positions T*8 + the
+// cache rows of the distinct positions, rot_dim*2 bytes each.  With T
+// positions uniform in [0, P) the expected number of distinct rows is
+// P*(1 - (1 - 1/P)^T) (7,083 at the largest shape); the spec counts T*P/(P+T)
+// (5,461), a lower bound on that expectation (1 - (1-1/P)^T >= 1 - e^(-T/P)
+// >= (T/P) / (1 + T/P)).  At the largest shape: 605.5 MB counted, about
+// 605.9 MB really moved, 606.2 MB for every buffer whole; at T = 512, 21.1 MB
+// counted against 64.0 MB for every buffer whole.
 
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>

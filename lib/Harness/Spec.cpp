@@ -140,6 +140,18 @@ Tolerance KernelSpec::toleranceFor(DType OutType) const {
   return T;
 }
 
+Tolerance KernelSpec::toleranceFor(const ArgSpec &A) const {
+  // The kernel-level tolerance is about float rounding: integer outputs stay
+  // bit-equal unless they give their own atol.
+  Tolerance T = isFloatDType(A.Type) ? toleranceFor(A.Type)
+                                     : defaultTolerance(A.Type);
+  if (A.Rtol)
+    T.Rtol = *A.Rtol;
+  if (A.Atol)
+    T.Atol = *A.Atol;
+  return T;
+}
+
 StringRef KernelSpec::baseName() const {
   return StringRef(Kernel).split('<').first.trim();
 }
@@ -334,6 +346,7 @@ void forEachExpr(const KernelSpec &K,
   for (size_t I = 0; I < K.Block.size(); ++I)
     Call(K.Block[I], element(member(K.Path, "block"), I));
   Call(K.SharedBytes, member(K.Path, "shared_bytes"));
+  Call(K.Bytes, member(K.Path, "bytes"));
   for (const ArgSpec &A : K.Args) {
     if (A.IsScalar) {
       if (!A.Value.IsFloat)

@@ -8,9 +8,11 @@
 #include "SpecInternal.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
 #include <algorithm>
+#include <cmath>
 
 using namespace llvm;
 
@@ -288,27 +290,75 @@ private:
     }
   }
 
-  void parseTolerance(const json::Value &V, StringRef P, KernelSpec &K,
-                      bool &Ok) {
+  /// `{"rtol": r, "atol": a}`, either or both, numbers >= 0.
+  bool parseTolerance(const json::Value &V, StringRef P,
+                      std::optional<double> &Rtol,
+                      std::optional<double> &Atol) {
     const json::Object *O = V.getAsObject();
     if (!O) {
       err(P, "expected {\"rtol\": r, \"atol\": a}, got " + kindName(V));
-      Ok = false;
-      return;
+      return false;
     }
     checkFields(*O, P, {"rtol", "atol"});
+    bool Ok = true;
     for (StringRef Key : {"rtol", "atol"}) {
       const json::Value *T = O->get(Key);
       if (!T)
         continue;
       std::optional<double> D = T->getAsNumber();
-      if (!D || *D < 0) {
+      if (!D || *D < 0 || !std::isfinite(*D)) {
         err(member(P, Key), "expected a number >= 0");
         Ok = false;
         continue;
       }
-      (Key == "rtol" ? K.Rtol : K.Atol) = *D;
+      (Key == "rtol" ? Rtol : Atol) = *D;
     }
+    return Ok;
+  }
+
+  /// An output's own tolerance (docs/spec.md, "Tolerance").
+  void parseArgTolerance(const json::Value &V, ArgSpec &A) {
+    std::string P = member(A.Path, "tolerance");
+    if (A.Role == ArgRole::In) {
+      err(P, "'tolerance' applies to outputs (role 'out' or 'inout'); '" +
+                 A.Name + "' is an input");
+      return;
+    }
+    if (!parseTolerance(V, P, A.Rtol, A.Atol) || isFloatDType(A.Type))
+      return;
+    // Integer outputs: a whole number of steps, no relative part.
+    if (A.Rtol) {
+      err(member(P, "rtol"),
+          "an integer output ('" + dtypeName(A.Type) +
+              "') is compared exactly, or within 'atol' steps: 'rtol' does "
+              "not apply");
+      A.Rtol.reset();
+    }
+    if (A.Atol && *A.Atol != std::floor(*A.Atol)) {
+      std::string Got;
+      raw_string_ostream(Got) << format("%g", *A.Atol);
+      err(member(P, "atol"), "an integer output ('" + dtypeName(A.Type) +
+                                 "') takes a whole number of steps, got " +
+                                 Got);
+      A.Atol.reset();
+    }
+  }
+
+  /// A kernel-level tolerance applies to float outputs only.
+  void checkKernelTolerance(const KernelSpec &K) {
+    if (!K.Rtol && !K.Atol)
+      return;
+    bool AnyFloatOut = any_of(K.Args, [](const ArgSpec &A) {
+      return !A.IsScalar && A.Role != ArgRole::In && isFloatDType(A.Type);
+    });
+    bool AnyOut = any_of(K.Args, [](const ArgSpec &A) {
+      return !A.IsScalar && A.Role != ArgRole::In;
+    });
+    if (AnyOut && !AnyFloatOut)
+      err(member(K.Path, "tolerance"),
+          "the kernel-level tolerance applies to float outputs and this "
+          "kernel has none: integer outputs are compared bit for bit unless "
+          "an output gives its own \"tolerance\": {\"atol\": n}");
   }
 
   void parseKernel(const json::Object &O, StringRef Path, KernelSpec &K) {
@@ -316,8 +366,8 @@ private:
     Failed = false;
     K.Path = Path.str();
     checkFields(O, Path,
-                {"kernel", "args", "grid", "block", "shared_bytes", "shapes",
-                 "tolerance", "noalias", "tunable"});
+                {"kernel", "args", "grid", "block", "shared_bytes", "bytes",
+                 "shapes", "tolerance", "noalias", "tunable"});
     bool Ok = true;
     if (const json::Value *V =
             required(O, Path, "kernel", "the kernel's name")) {
@@ -347,9 +397,13 @@ private:
     parseDims(O, Path, "block", K.Block, Ok);
     if (const json::Value *V = O.get("shared_bytes"))
       parseExpr(*V, member(Path, "shared_bytes"), K.SharedBytes);
+    if (const json::Value *V = O.get("bytes"))
+      parseExpr(*V, member(Path, "bytes"), K.Bytes);
     parseShapes(O, Path, K, Ok);
-    if (const json::Value *V = O.get("tolerance"))
-      parseTolerance(*V, member(Path, "tolerance"), K, Ok);
+    if (const json::Value *V = O.get("tolerance")) {
+      if (parseTolerance(*V, member(Path, "tolerance"), K.Rtol, K.Atol))
+        checkKernelTolerance(K);
+    }
     if (const json::Value *V = O.get("noalias")) {
       if (std::optional<bool> B = V->getAsBoolean())
         K.NoAlias = *B;
@@ -375,7 +429,7 @@ private:
     }
     checkFields(*O, P,
                 {"name", "dtype", "count", "role", "dist", "range", "gen",
-                 "specials", "value"});
+                 "specials", "tolerance", "value"});
     unsigned Before = NumErrors;
     if (const json::Value *N = required(*O, P, "name", "the parameter name")) {
       if (std::optional<StringRef> S = N->getAsString())
@@ -403,7 +457,8 @@ private:
     const json::Value *Value = O->get("value");
     if (Value) {
       A.IsScalar = true;
-      for (StringRef Key : {"count", "role", "dist", "range", "gen", "specials"})
+      for (StringRef Key :
+           {"count", "role", "dist", "range", "gen", "specials", "tolerance"})
         if (O->get(Key))
           err(member(P, Key), Key == "count"
                                   ? "a scalar ('value' given) has no count"
@@ -438,7 +493,8 @@ private:
       else
         err(member(P, "role"), "expected \"in\", \"out\" or \"inout\"");
     }
-    if (NumErrors != Before)
+    bool RoleOk = NumErrors == Before;
+    if (!RoleOk)
       A.Valid = false;
     bool IsInput = A.Role != ArgRole::Out;
     if (const json::Value *D = O.get("dist")) {
@@ -481,6 +537,9 @@ private:
     }
     if (const json::Value *G = O.get("gen"))
       parseGen(*G, A);
+    // Only when the role parsed: an input's tolerance is an error.
+    if (const json::Value *T = O.get("tolerance"); T && RoleOk)
+      parseArgTolerance(*T, A);
     if (!IsInput && (A.Distribution || A.Range || A.Gen || A.Specials))
       err(P, "an 'out' buffer is not initialised from the spec: 'dist', "
              "'range', 'gen' and 'specials' apply to 'in' and 'inout'");

@@ -269,6 +269,7 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
 
   // Arguments.
   Out.Args.clear();
+  bool CountsOk = true; ///< every buffer's byte size is known
   for (const ArgSpec &A : K.Args) {
     ResolvedArg R;
     R.IsScalar = A.IsScalar;
@@ -293,15 +294,18 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
       continue;
     }
     std::string CP = member(A.Path, "count");
-    if (std::optional<int64_t> C = Eval(A.Count, CP)) {
+    std::optional<int64_t> C = Eval(A.Count, CP);
+    CountsOk &= C && *C >= 0;
+    if (C) {
       uint64_t Bytes;
       if (*C < 0)
         Fail(CP, "count is " + Twine(*C) + " for shape {" + S.str() +
                      "}: expected at least 0");
       else if (__builtin_mul_overflow(uint64_t(*C), uint64_t(dtypeSize(A.Type)),
-                                      &Bytes))
+                                      &Bytes)) {
+        CountsOk = false;
         Fail(CP, "count " + Twine(*C) + " overflows the byte size");
-      else {
+      } else {
         R.Count = uint64_t(*C);
         R.Bytes = Bytes;
       }
@@ -309,6 +313,38 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
     Out.Args.push_back(R);
   }
   checkGenerators(K, S, Out, Eval, Fail);
+
+  // Bytes moved: nominal (every buffer whole), and the spec's minimum.
+  uint64_t Nominal = 0;
+  bool NominalOk = true;
+  for (size_t I = 0; I < K.Args.size() && I < Out.Args.size(); ++I) {
+    if (K.Args[I].IsScalar)
+      continue;
+    uint64_t B = Out.Args[I].Bytes;
+    if (K.Args[I].Role == ArgRole::InOut)
+      NominalOk &= !__builtin_add_overflow(Nominal, B, &Nominal);
+    NominalOk &= !__builtin_add_overflow(Nominal, B, &Nominal);
+  }
+  if (!NominalOk)
+    Nominal = UINT64_MAX;
+  Out.NominalBytes = Out.MinBytes = Nominal;
+  Out.MinBytesFromSpec = false;
+  std::string BP = member(K.Path, "bytes");
+  if (std::optional<int64_t> B =
+          K.Bytes.empty() ? std::nullopt : Eval(K.Bytes, BP)) {
+    if (*B < 1)
+      Fail(BP, "bytes is " + Twine(*B) + " for shape {" + S.str() +
+                   "}: the fewest bytes the kernel moves must be at least 1");
+    else if (CountsOk && uint64_t(*B) > Nominal)
+      Fail(BP, "bytes is " + Twine(*B) + " for shape {" + S.str() +
+                   "}, more than the " + Twine(Nominal) +
+                   " bytes of every buffer counted whole (inout twice): "
+                   "'bytes' is a lower bound on the traffic");
+    else {
+      Out.MinBytes = uint64_t(*B);
+      Out.MinBytesFromSpec = true;
+    }
+  }
   return Ok;
 }
 

@@ -139,6 +139,167 @@ TEST(SpecTest, DefaultTolerance) {
   EXPECT_EQ(defaultTolerance(DType::I32).Rtol, 0.0);
 }
 
+std::string resolveErrors(StringRef JSON);
+
+// Per-output tolerance: own field, else the kernel's (floats only), else
+// the dtype's default; integers exact unless their own atol.
+TEST(SpecTest, PerOutputTolerance) {
+  Expected<LaunchSpecFile> F = parseSpec(
+      kernel(R"json(
+      {"name": "q", "dtype": "i8", "count": "n", "role": "out", "tolerance": {"atol": 1}},
+      {"name": "ids", "dtype": "i32", "count": "n", "role": "out"},
+      {"name": "scale", "dtype": "f32", "count": "n", "role": "out", "tolerance": {"rtol": 1e-6}},
+      {"name": "y", "dtype": "bf16", "count": "n", "role": "inout", "tolerance": {"atol": 0}},
+      {"name": "z", "dtype": "f16", "count": "n", "role": "out"},
+      {"name": "x", "dtype": "f32", "count": "n", "role": "in"})json",
+             R"("grid": [1], "block": [1], "shapes": [{"n": 8}], "tolerance": {"rtol": 0.125, "atol": 0.002})"),
+      "s.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  ASSERT_TRUE(K.Args[0].Atol.has_value());
+  EXPECT_FALSE(K.Args[0].Rtol.has_value());
+  Tolerance Q = K.toleranceFor(K.Args[0]);
+  EXPECT_EQ(Q.Rtol, 0.0);
+  EXPECT_EQ(Q.Atol, 1.0);
+  // An integer output without its own tolerance: exact, whatever the kernel.
+  Tolerance Ids = K.toleranceFor(K.Args[1]);
+  EXPECT_EQ(Ids.Rtol, 0.0);
+  EXPECT_EQ(Ids.Atol, 0.0);
+  // Field by field: own rtol, the kernel's atol.
+  Tolerance Sc = K.toleranceFor(K.Args[2]);
+  EXPECT_DOUBLE_EQ(Sc.Rtol, 1e-6);
+  EXPECT_DOUBLE_EQ(Sc.Atol, 0.002);
+  Tolerance Y = K.toleranceFor(K.Args[3]);
+  EXPECT_DOUBLE_EQ(Y.Rtol, 0.125);
+  EXPECT_EQ(Y.Atol, 0.0);
+  Tolerance Z = K.toleranceFor(K.Args[4]);
+  EXPECT_DOUBLE_EQ(Z.Rtol, 0.125);
+  EXPECT_DOUBLE_EQ(Z.Atol, 0.002);
+
+  // No kernel-level tolerance: the dtype defaults.
+  Expected<LaunchSpecFile> G = parseSpec(
+      kernel(R"json({"name": "s", "dtype": "f32", "count": "n", "role": "out", "tolerance": {"atol": 0.5}},
+                    {"name": "h", "dtype": "f16", "count": "n", "role": "out"})json"),
+      "s.json");
+  ASSERT_TRUE(bool(G)) << messages(G.takeError());
+  Tolerance S = G->Kernels[0].toleranceFor(G->Kernels[0].Args[0]);
+  EXPECT_DOUBLE_EQ(S.Rtol, 1e-5);
+  EXPECT_DOUBLE_EQ(S.Atol, 0.5);
+  Tolerance H = G->Kernels[0].toleranceFor(G->Kernels[0].Args[1]);
+  EXPECT_DOUBLE_EQ(H.Rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(H.Atol, 1e-5);
+}
+
+TEST(SpecTest, PerOutputToleranceErrors) {
+  auto Arg = [](StringRef DType, StringRef Role, StringRef Tol) {
+    return kernel(("{\"name\": \"x\", \"dtype\": \"" + DType +
+                   "\", \"count\": \"n\", \"role\": \"" + Role +
+                   "\", \"tolerance\": " + Tol + "}")
+                      .str());
+  };
+  EXPECT_EQ(parseErrors(Arg("i8", "out", R"({"atol": 1})")), "");
+  EXPECT_EQ(parseErrors(Arg("u16", "inout", R"({"atol": 3})")), "");
+  EXPECT_EQ(parseErrors(Arg("f32", "out", R"({"rtol": 0, "atol": 0})")), "");
+  EXPECT_EQ(parseErrors(Arg("i8", "out", R"({"rtol": 0.5})")),
+            "s.json:1:106: error: args[0].tolerance.rtol: an integer output "
+            "('i8') is compared exactly, or within 'atol' steps: 'rtol' does "
+            "not apply\n");
+  EXPECT_EQ(parseErrors(Arg("i32", "out", R"({"atol": 1.5})")),
+            "s.json:1:107: error: args[0].tolerance.atol: an integer output "
+            "('i32') takes a whole number of steps, got 1.5\n");
+  EXPECT_EQ(parseErrors(Arg("f32", "in", R"({"rtol": 1e-3})")),
+            "s.json:1:97: error: args[0].tolerance: 'tolerance' applies to "
+            "outputs (role 'out' or 'inout'); 'x' is an input\n");
+  EXPECT_EQ(parseErrors(Arg("f32", "out", R"({"rtol": -1})")),
+            "s.json:1:107: error: args[0].tolerance.rtol: expected a number "
+            ">= 0\n");
+  EXPECT_EQ(parseErrors(Arg("f32", "out", "0.1")),
+            "s.json:1:98: error: args[0].tolerance: expected {\"rtol\": r, "
+            "\"atol\": a}, got a number\n");
+  EXPECT_EQ(parseErrors(kernel(R"({"name": "n", "dtype": "i32", "value": 4, "tolerance": {"atol": 1}})")),
+            "s.json:1:81: error: args[0].tolerance: a scalar ('value' given) "
+            "has no 'tolerance'\n");
+  // A kernel-level tolerance with only integer outputs would do nothing.
+  EXPECT_EQ(parseErrors(kernel(R"({"name": "x", "dtype": "i32", "count": "n", "role": "out"})",
+                               R"("grid": [1], "block": [1], "shapes": [{"n": 8}], "tolerance": {"atol": 1})")),
+            "s.json:1:149: error: tolerance: the kernel-level tolerance "
+            "applies to float outputs and this kernel has none: integer "
+            "outputs are compared bit for bit unless an output gives its own "
+            "\"tolerance\": {\"atol\": n}\n");
+}
+
+// `bytes`: the spec's minimum, else every buffer whole (inout twice).
+TEST(SpecTest, MinBytes) {
+  const char *Args = R"json(
+      {"name": "out", "dtype": "f32", "count": "n*F", "role": "out"},
+      {"name": "index", "dtype": "i64", "count": "n", "role": "in", "range": [0, "N"]},
+      {"name": "x", "dtype": "f32", "count": "N*F", "role": "in"},
+      {"name": "acc", "dtype": "f16", "count": "n", "role": "inout"},
+      {"name": "F", "dtype": "i32", "value": "F"})json";
+  std::string Shapes = R"("shapes": [{"n": 100, "N": 1000, "F": 16}, {"n": 3000, "N": 1000, "F": 16}])";
+  Expected<LaunchSpecFile> F = parseSpec(
+      kernel(Args, R"js("grid": [1], "block": [1], "bytes": "4*n*F + 8*n + 4*n + 4*F*(n*N/(N+n))", )js" + Shapes),
+      "s.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  EXPECT_EQ(K.Bytes.text(), "4*n*F + 8*n + 4*n + 4*F*(n*N/(N+n))");
+  Expected<ResolvedLaunch> L = resolve(K, K.Shapes[0]);
+  ASSERT_TRUE(bool(L)) << messages(L.takeError());
+  // out 6400 + index 800 + x 64000 + acc 200 read and written.
+  EXPECT_EQ(L->NominalBytes, 6400u + 800u + 64000u + 2u * 200u);
+  // n*N/(N+n) = 100000/1100 = 90 rows.
+  EXPECT_EQ(L->MinBytes, 6400u + 800u + 400u + 64u * 90u);
+  EXPECT_TRUE(L->MinBytesFromSpec);
+  L = resolve(K, K.Shapes[1]);
+  ASSERT_TRUE(bool(L)) << messages(L.takeError());
+  EXPECT_EQ(L->MinBytes, 192000u + 24000u + 12000u + 64u * 750u);
+
+  // Without `bytes`: the whole-buffer count.
+  Expected<LaunchSpecFile> G =
+      parseSpec(kernel(Args, R"("grid": [1], "block": [1], )" + Shapes), "s.json");
+  ASSERT_TRUE(bool(G)) << messages(G.takeError());
+  Expected<ResolvedLaunch> M = resolve(G->Kernels[0], G->Kernels[0].Shapes[0]);
+  ASSERT_TRUE(bool(M)) << messages(M.takeError());
+  EXPECT_EQ(M->MinBytes, M->NominalBytes);
+  EXPECT_EQ(M->NominalBytes, 71600u);
+  EXPECT_FALSE(M->MinBytesFromSpec);
+}
+
+TEST(SpecTest, MinBytesErrors) {
+  auto Spec = [](StringRef Bytes) {
+    return kernel(R"({"name": "x", "dtype": "f32", "count": "n", "role": "inout"})",
+                  ("\"grid\": [1], \"block\": [1], \"bytes\": " + Bytes +
+                   ", \"shapes\": [{\"n\": 8}, {\"n\": 0}]")
+                      .str());
+  };
+  EXPECT_EQ(parseErrors(Spec("\"8*n +\"")),
+            "s.json:1:131: error: bytes: expression '8*n +': expected a "
+            "number, variable or '(' at position 6\n");
+  EXPECT_EQ(parseErrors(Spec("\"4*m\"")),
+            "s.json:1:125: error: bytes: variable 'm' is not bound by shape 0 "
+            "{n=8}\n");
+  EXPECT_EQ(parseErrors(Spec("true")),
+            "s.json:1:125: error: bytes: expected an integer expression (a "
+            "string or an integer), got a boolean\n");
+  // Inout counts twice: 8 * 4 * 2 = 64 bytes at n = 8 is the most.
+  EXPECT_EQ(resolveErrors(Spec("\"8*n\"")), "");
+  EXPECT_EQ(resolveErrors(Spec("\"8*n + 1\"")),
+            "error: kernel 'k': bytes: bytes is 65 for shape {n=8}, more than "
+            "the 64 bytes of every buffer counted whole (inout twice): "
+            "'bytes' is a lower bound on the traffic\n");
+  EXPECT_EQ(resolveErrors(Spec("\"n - 8\"")),
+            "error: kernel 'k': bytes: bytes is 0 for shape {n=8}: the fewest "
+            "bytes the kernel moves must be at least 1\n");
+  // checkSpec reports it on the shape that breaks it (n = 0: below 1).
+  Expected<LaunchSpecFile> F = parseSpec(Spec("\"8*n\""), "s.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  EXPECT_EQ(messages(checkSpec(*F, {})),
+            "s.json:1:12: error: kernel: no kernel 'k' in the file (kernels: "
+            "none)\n"
+            "s.json:1:125: error: bytes: bytes is 0 for shape {n=0}: the "
+            "fewest bytes the kernel moves must be at least 1\n");
+}
+
 TEST(SpecTest, DTypes) {
   EXPECT_EQ(dtypeSize(DType::BF16), 2u);
   EXPECT_EQ(dtypeSize(DType::FP8E5M2), 1u);

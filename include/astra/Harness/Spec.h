@@ -3,7 +3,8 @@
 // The launch spec (`<file>.astra.json`, design section 5, docs/spec.md) is a
 // kernel's launch contract: its arguments (buffers with element type, size
 // and role; scalars with a value), grid, block, dynamic shared memory, the
-// problem shapes to run, and the output tolerance.
+// problem shapes to run, the output tolerances (per kernel and per output),
+// and the fewest bytes the kernel must move.
 //
 // parseSpec() reads and checks a spec on its own (JSON syntax, fields,
 // expressions); checkSpec() checks it against the kernels' signatures and
@@ -93,6 +94,10 @@ struct ArgSpec {
   std::optional<GenSpec> Gen;
   /// Inject a few NaN/Inf into this input (`"specials": true`).
   bool Specials = false;
+  /// Outputs: this buffer's own `tolerance`, when given (either or both).
+  /// It overrides the kernel-level tolerance field by field; on an integer
+  /// output only `atol` (a whole number) is allowed.
+  std::optional<double> Rtol, Atol;
   // Scalars.
   ScalarValue Value;
   /// Field path for diagnostics, e.g. "kernels[0].args[2]".
@@ -120,6 +125,9 @@ struct KernelSpec {
   SizeExpr SharedBytes;        ///< empty = 0
   std::vector<Shape> Shapes;
   std::optional<double> Rtol, Atol; ///< `tolerance`, when given
+  /// `bytes`: the fewest bytes the kernel must move (each needed input byte
+  /// read once, each output byte written once); empty when not given.
+  SizeExpr Bytes;
   bool NoAlias = false;
   /// Field path for diagnostics: "" for a single-kernel file, else
   /// "kernels[<i>]".
@@ -128,8 +136,13 @@ struct KernelSpec {
   /// then skips the checks that need them).
   bool Valid = true;
 
-  /// The spec's tolerance, completed by the default for \p OutType.
+  /// The kernel-level tolerance, completed by the default for \p OutType.
   Tolerance toleranceFor(DType OutType) const;
+  /// The tolerance output \p A is compared with, field by field: \p A's own
+  /// `tolerance`, else the kernel-level one (float outputs only), else the
+  /// default of \p A's dtype. Integer outputs are bit-equal ({0, 0}) unless
+  /// \p A gives an `atol`: a difference of at most atol is then accepted.
+  Tolerance toleranceFor(const ArgSpec &A) const;
   /// The kernel's base name, without template arguments.
   llvm::StringRef baseName() const;
 };
@@ -194,6 +207,18 @@ struct ResolvedLaunch {
   uint32_t Block[3] = {1, 1, 1};
   uint32_t SharedBytes = 0;
   std::vector<ResolvedArg> Args; ///< parallel to KernelSpec::Args
+  /// Every buffer counted whole: `in` and `out` once, `inout` twice (read
+  /// and written).
+  uint64_t NominalBytes = 0;
+  /// The fewest bytes the kernel must move: the spec's `bytes` when given
+  /// (1 <= MinBytes <= NominalBytes, checked), else NominalBytes. What
+  /// achieved bandwidth is computed from.
+  uint64_t MinBytes = 0;
+  /// True when MinBytes comes from the spec's `bytes` (a checked lower bound
+  /// on the traffic, usable for the physical floor); false when it is only
+  /// the nominal count, which overstates the traffic of a kernel that reads
+  /// part of a buffer.
+  bool MinBytesFromSpec = false;
 };
 
 /// Launch limits checked by resolve().
@@ -204,7 +229,8 @@ constexpr int64_t MaxBlockZ = 64;
 
 /// Evaluates every expression of \p K for \p S and checks the launch limits
 /// (grid and block sizes >= 1, block <= 1024 threads, grid.y/z <= 65535,
-/// counts >= 0, scalar values fitting their dtype).
+/// counts >= 0, scalar values fitting their dtype, `bytes` from 1 to the
+/// nominal byte count).
 llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 
 //===-- Checking against the kernels ---------------------------------------===//

@@ -58,46 +58,52 @@ static const Stmt *getBody(const VarDecl *V) {
   return FD ? FD->getBody() : nullptr;
 }
 
+static bool findRoot(const ModelSource &Src, const FunctionDecl *Kernel,
+                     const Expr *E, PointerRoot &Root,
+                     std::vector<std::string> &Offsets, int Depth) {
+  if (!E || Depth > 8)
+    return false;
+  E = stripCasts(E);
+  BinaryOperatorKind Op;
+  const Expr *LHS, *RHS;
+  if (matchBinary(E, Op, LHS, RHS) && (Op == BO_Add || Op == BO_Sub)) {
+    // p + off, off + p, p - off. In a template the operands' types may be
+    // dependent, so the pointer is the side that leads to a parameter.
+    const Expr *Off = RHS;
+    if (!findRoot(Src, Kernel, LHS, Root, Offsets, Depth + 1)) {
+      if (Op != BO_Add || !findRoot(Src, Kernel, RHS, Root, Offsets, Depth + 1))
+        return false;
+      Off = LHS;
+    }
+    std::string Text = Src.getText(Off);
+    Offsets.push_back(Op == BO_Sub ? "-(" + Text + ")" : Text);
+    return true;
+  }
+  const VarDecl *V = getReferencedVar(E);
+  if (!V)
+    return false;
+  if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+    if (P->getDeclContext() != Kernel)
+      return false;
+    Root.Param = P;
+    return true;
+  }
+  const Expr *Init = getFixedInit(V, getBody(V));
+  if (!Init || !findRoot(Src, Kernel, Init, Root, Offsets, Depth + 1))
+    return false;
+  // The outermost local is the one the access goes through.
+  Root.Via = V->getName().str();
+  return true;
+}
+
 bool findPointerRoot(const ModelSource &Src, const FunctionDecl *Kernel,
                      const Expr *E, PointerRoot &Root) {
   std::vector<std::string> Offsets;
-  for (int Depth = 0; E && Depth < 8; ++Depth) {
-    E = stripCasts(E);
-    BinaryOperatorKind Op;
-    const Expr *LHS, *RHS;
-    if (matchBinary(E, Op, LHS, RHS) && (Op == BO_Add || Op == BO_Sub)) {
-      // p + off, off + p, p - off.
-      bool LeftPtr = LHS->getType()->isPointerType() ||
-                     stripCasts(LHS)->getType()->isPointerType();
-      bool RightPtr = Op == BO_Add && (RHS->getType()->isPointerType() ||
-                                       stripCasts(RHS)->getType()->isPointerType());
-      if (LeftPtr == RightPtr)
-        return false;
-      const Expr *Off = LeftPtr ? RHS : LHS;
-      std::string Text = Src.getText(Off);
-      Offsets.insert(Offsets.begin(),
-                     Op == BO_Sub ? "-(" + Text + ")" : Text);
-      E = LeftPtr ? LHS : RHS;
-      continue;
-    }
-    const VarDecl *V = getReferencedVar(E);
-    if (!V)
-      return false;
-    if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
-      if (P->getDeclContext() != Kernel)
-        return false;
-      Root.Param = P;
-      Root.Offset = llvm::join(Offsets, " + ");
-      return true;
-    }
-    const Expr *Init = getFixedInit(V, getBody(V));
-    if (!Init)
-      return false;
-    if (Root.Via.empty())
-      Root.Via = V->getName().str();
-    E = Init;
-  }
-  return false;
+  Root = PointerRoot();
+  if (!findRoot(Src, Kernel, E, Root, Offsets, 0))
+    return false;
+  Root.Offset = llvm::join(Offsets, " + ");
+  return true;
 }
 
 namespace {

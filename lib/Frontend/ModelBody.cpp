@@ -158,8 +158,12 @@ void BodyWalker::addAccess(const Expr *Access, const Expr *Address) {
   BinaryOperatorKind Op;
   UnaryOperatorKind UOp;
   if (matchBinary(Ptr, Op, A, B) && Op == BO_Add) {
-    bool LeftPtr = stripCasts(A)->getType()->isPointerType() ||
-                   A->getType()->isPointerType();
+    // The pointer is the side that leads to a parameter (types may be
+    // dependent in a template).
+    PointerRoot Probe;
+    bool LeftPtr = findPointerRoot(Src, Kernel, A, Probe) ||
+                   (!findPointerRoot(Src, Kernel, B, Probe) &&
+                    stripCasts(A)->getType()->isPointerType());
     Idx = LeftPtr ? B : A;
     Ptr = LeftPtr ? A : B;
   } else if (matchUnary(Ptr, UOp, Sub) && UOp == UO_AddrOf) {
@@ -272,13 +276,20 @@ bool BodyWalker::VisitCallExpr(CallExpr *C) {
   for (const FunctionDecl *FD : getCallees(C))
     User |= getUserDefinition(Src, FD) != nullptr;
   // __ldg(&p[i]), __ldcs(p + i), __stcs(&p[i], v): accesses through the
-  // cache-hint intrinsics.
+  // cache-hint intrinsics; atomicAdd(&p[i], v), atomicCAS(p + i, ...):
+  // atomic read-modify-writes.
   bool Load = llvm::is_contained(
       {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}, Name);
   bool Store = llvm::is_contained({"__stwb", "__stcg", "__stcs", "__stwt"}, Name);
-  if ((Load || Store) && C->getNumArgs() >= 1 && !User) {
-    Targets[C] = Store ? AccessKind::Store : AccessKind::Load;
+  bool Atomic = llvm::StringRef(Name).starts_with("atomic");
+  if ((Load || Store || Atomic) && C->getNumArgs() >= 1 && !User) {
+    Targets[C] = Store  ? AccessKind::Store
+                 : Load ? AccessKind::Load
+                        : AccessKind::LoadStore;
+    size_t Before = K.Accesses.size();
     addAccess(C, C->getArg(0));
+    if (Atomic && K.Accesses.size() > Before)
+      K.Accesses.back().Atomic = true;
   }
   switch (classifyCall(Name, User)) {
   case CallCategory::Math:

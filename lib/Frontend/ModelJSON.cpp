@@ -106,6 +106,8 @@ json::Value toJSON(const AccessInfo &A) {
   addIfSet(O, "runtime_stride", A.RuntimeStride);
   if (A.ConstStride)
     O["stride"] = *A.ConstStride;
+  if (A.Atomic)
+    O["atomic"] = true;
   addLoc(O, A.Loc);
   return O;
 }

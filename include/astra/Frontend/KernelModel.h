@@ -133,9 +133,11 @@ struct LoopInfo {
 enum class AccessKind { Load, Store, LoadStore };
 
 /// A global memory access through a kernel pointer parameter: `p[idx]`,
-/// `*(p + idx)`, `*p`, through casts (`reinterpret_cast<const float4 *>(p)[i]`)
-/// and through local pointers derived from the parameter
-/// (`const float *row = x + blockIdx.x * d; ... row[i]`).
+/// `*(p + idx)`, `*p`, through casts (`reinterpret_cast<const float4 *>(p)[i]`),
+/// through local pointers derived from the parameter
+/// (`const float *row = x + blockIdx.x * d; ... row[i]`), through the
+/// cache-hint intrinsics (`__ldg(&p[i])`, `__stcs(p + i, v)`) and atomics
+/// (`atomicAdd(&p[i], v)`).
 struct AccessInfo {
   /// The kernel parameter the pointer comes from.
   std::string Pointer;
@@ -163,6 +165,9 @@ struct AccessInfo {
   /// The index is `iv * k + invariant` with a constant k != 1 (0 when the
   /// index does not depend on the induction variable).
   std::optional<int64_t> ConstStride;
+  /// An atomic read-modify-write (atomicAdd(&p[i], v), ...): Kind is
+  /// LoadStore and Text the whole call.
+  bool Atomic = false;
 };
 
 /// A call or operation of interest in a kernel body.

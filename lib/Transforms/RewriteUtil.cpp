@@ -202,15 +202,20 @@ Error EditBatch::commit() {
 
 bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
                       const Stmt *S, StringRef Text) {
-  unsigned Off = Edits.beginOf(S->getSourceRange());
+  // A loop with `#pragma unroll` is an AttributedStmt that starts at the
+  // pragma's argument: insert before the pragma line.
+  SourceLocation Loc = S->getBeginLoc();
+  unsigned Off = Edits.beginOf(SourceRange(Loc, Loc));
   if (Off == ~0u)
     return false;
   const SourceManager &SM = RC.getSourceManager();
   StringRef Buf = SM.getBufferData(SM.getMainFileID());
   size_t LineStart = Buf.rfind('\n', Off);
   LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  StringRef Indent = Buf.slice(LineStart, Off);
-  if (!Indent.trim().empty())
+  StringRef Before = Buf.slice(LineStart, Off);
+  StringRef Indent = Before.take_while([](char C) { return C == ' ' || C == '\t'; });
+  bool IsPragma = isa<AttributedStmt>(S) && Before.trim().starts_with("#pragma");
+  if (!Before.trim().empty() && !IsPragma)
     return false;
   Edits.insert(LineStart, (Indent + Text + "\n").str());
   return true;

@@ -10,6 +10,7 @@ std::vector<RewriteFactory> getRewriteFactories() {
   return {
       createReadOnlyCache,
       createFastMath,
+      createHoistInvariant,
   };
 }
 

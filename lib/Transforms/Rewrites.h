@@ -14,6 +14,7 @@ std::vector<RewriteFactory> getRewriteFactories();
 
 std::unique_ptr<Rewrite> createReadOnlyCache();
 std::unique_ptr<Rewrite> createFastMath();
+std::unique_ptr<Rewrite> createHoistInvariant();
 
 } // namespace astra
 

@@ -1,0 +1,231 @@
+//===- HoistInvariant.cpp - Move loop-invariant math out of loops --------===//
+//
+// hoist-invariant: an expensive pure expression in a loop (a call to exp,
+// log, sqrt, pow, sin, ... or a floating-point division) whose operands do not
+// change in the loop is computed once, into a `const` local declared on the
+// line before the loop, and the loop uses the local. It is hoisted out of the
+// outermost enclosing loop it is invariant in (or the loop given by loop=).
+//
+// Legality: the whole expression must be pure and invariant (see
+// isInvariant in RewriteUtil.h): literals, `threadIdx.x` and friends, const
+// globals, and locals or parameters declared outside the loop that the loop
+// never assigns, increments or takes the address of (nor anything else in the
+// kernel); no memory reads, no integer division (undefined for a zero divisor,
+// so it must not run when the loop would not). Floating-point math never
+// traps on the GPU, so evaluating it when the loop runs zero times is safe.
+// The loop must sit directly in a { } block, starting its own line.
+//
+//===----------------------------------------------------------------------===//
+#include "RewriteUtil.h"
+#include "Rewrites.h"
+#include "astra/Frontend/Kernels.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+namespace {
+
+class HoistInvariant : public Rewrite {
+public:
+  StringRef getName() const override { return "hoist-invariant"; }
+  StringRef getDescription() const override {
+    return "loop-invariant expensive math (exp, log, sqrt, division, "
+           "reciprocal) -> a const local before the loop";
+  }
+  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
+            std::vector<RewriteSite> &Sites) override;
+};
+
+/// Calls worth a local of their own (cheap ones such as fabsf are not).
+bool isExpensiveCall(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || !isLibraryFunction(FD) || !isPureMathFunction(FD->getName()))
+    return false;
+  StringRef N = FD->getName();
+  N.consume_front("__");
+  for (StringRef Cheap : {"fabs", "fmin", "fmax", "floor", "ceil", "trunc",
+                          "round", "rint", "fma", "min", "max", "saturate"})
+    if (N.starts_with(Cheap))
+      return false;
+  return true;
+}
+
+/// A short name for the local, from what the expression computes.
+std::string getBaseName(const Expr *E) {
+  if (const auto *C = dyn_cast<CallExpr>(E))
+    return (C->getDirectCallee()->getName().ltrim('_') + "_hoisted").str();
+  return "quot_hoisted";
+}
+
+class Hoister : public RecursiveASTVisitor<Hoister> {
+public:
+  Hoister(RewriteContext &RC, const RewriteParams &P, bool DryRun,
+          const FunctionDecl *K, std::vector<RewriteSite> &Sites,
+          EditBatch &Edits)
+      : RC(RC), Ctx(RC.getASTContext()), P(P), DryRun(DryRun), K(K),
+        Kernel(K->getNameAsString()), Sites(Sites), Edits(Edits),
+        LoopIds(getLoopIds(K)) {}
+
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *C) {
+    if (isExpensiveCall(C))
+      consider(C);
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() == BO_Div && BO->getType()->isRealFloatingType())
+      consider(BO);
+    return true;
+  }
+
+private:
+  void consider(const Expr *E);
+  /// Whether \p E is part of an expression hoisted already.
+  bool insideHoisted(const Expr *E) {
+    for (DynTypedNodeList Ps = Ctx.getParents(*E); Ps.size() == 1;
+         Ps = Ctx.getParents(Ps[0])) {
+      const Stmt *S = Ps[0].get<Stmt>();
+      if (!S || !isa<Expr>(S))
+        return false;
+      if (Hoisted.count(S))
+        return true;
+    }
+    return false;
+  }
+  const ChangedVars &getChanged(const Stmt *Loop) {
+    auto &CV = Changed[Loop];
+    if (!CV)
+      CV = std::make_unique<ChangedVars>(Ctx, K, Loop);
+    return *CV;
+  }
+  /// The statement to insert before: the loop, or its `#pragma` wrapper.
+  const Stmt *getPlacement(const Stmt *Loop) {
+    const Stmt *S = Loop;
+    DynTypedNodeList Ps = Ctx.getParents(*S);
+    if (Ps.size() == 1 && Ps[0].get<AttributedStmt>()) {
+      S = Ps[0].get<AttributedStmt>();
+      Ps = Ctx.getParents(*S);
+    }
+    return Ps.size() == 1 && Ps[0].get<CompoundStmt>() ? S : nullptr;
+  }
+
+  RewriteContext &RC;
+  ASTContext &Ctx;
+  const RewriteParams &P;
+  bool DryRun;
+  const FunctionDecl *K;
+  std::string Kernel;
+  std::vector<RewriteSite> &Sites;
+  EditBatch &Edits;
+  DenseMap<const Stmt *, std::string> LoopIds;
+  DenseMap<const Stmt *, std::unique_ptr<ChangedVars>> Changed;
+  SmallPtrSet<const Stmt *, 8> Hoisted;
+  /// (loop, expression text) -> local already hoisted there.
+  std::map<std::pair<const Stmt *, std::string>, std::string> Locals;
+  StringSet<> Taken;
+};
+
+void Hoister::consider(const Expr *E) {
+  std::vector<const Stmt *> Loops = getEnclosingLoops(Ctx, E, LoopIds);
+  if (Loops.empty() || insideHoisted(E))
+    return; // not in a loop, or goes with an enclosing hoisted expression
+  RewriteSite Site;
+  Site.Kernel = Kernel;
+  Site.Loc = RC.getDiagLoc(E->getBeginLoc());
+  Site.LoopId = LoopIds.lookup(Loops.front());
+  auto Record = [&](bool Applicable, const Twine &Detail) {
+    Site.Applicable = Applicable;
+    Site.Detail = Detail.str();
+    Sites.push_back(Site);
+  };
+  std::string Why = getMacroReason(RC, E->getSourceRange());
+  if (!Why.empty())
+    return Record(false, "not hoisted: " + Why);
+  if (E->isTypeDependent())
+    return Record(false, "not hoisted: its type depends on a template "
+                         "parameter");
+  std::string Text = RC.getText(E->getSourceRange()).str();
+  SmallVector<StringRef, 8> Words;
+  SplitString(Text, Words); // the text on one line, for the details
+  std::string Shown = join(Words, " ");
+  // Outermost enclosing loop it is invariant in and can be placed before.
+  const Stmt *Target = nullptr, *Placement = nullptr;
+  std::string FirstWhy;
+  for (const Stmt *L : Loops) {
+    std::string LoopWhy;
+    if (!isInvariant(Ctx, E, getChanged(L), LoopWhy)) {
+      if (!Target)
+        FirstWhy = LoopWhy;
+      break;
+    }
+    if (const Stmt *S = getPlacement(L)) {
+      if (getMacroReason(RC, S->getSourceRange()).empty()) {
+        Target = L;
+        Placement = S;
+      }
+    } else if (!Target) {
+      FirstWhy = "the loop is not directly inside a { } block";
+    }
+    if (LoopIds.lookup(L) == P.Loop)
+      break;
+  }
+  if (!Target)
+    return Record(false, "'" + Shown + "' is not hoisted: " + FirstWhy);
+  std::string LoopId = LoopIds.lookup(Target);
+  Site.LoopId = LoopId;
+  Site.Selected = isSelected(P, Kernel, LoopId);
+  std::string &Local = Locals[{Target, Text}];
+  bool Reused = !Local.empty();
+  if (!Reused)
+    Local = makeFreshName(Ctx, getBaseName(E), Taken);
+  Record(true, "'" + Shown + "' -> '" + Local + "', computed before " + LoopId +
+                   (Reused ? " (same expression hoisted above)" : ""));
+  Hoisted.insert(E);
+  if (DryRun || !Site.Selected)
+    return;
+  std::string Type =
+      E->getType().getUnqualifiedType().getAsString(PrintingPolicy(Ctx.getLangOpts()));
+  if (!Reused &&
+      !insertLineBefore(RC, Edits, Placement,
+                        "const " + Type + " " + Local + " = " + Text + ";")) {
+    Sites.back().Applicable = false;
+    Sites.back().Detail = "'" + Shown + "' is not hoisted: " + LoopId +
+                          " does not start its own line";
+    Hoisted.erase(E);
+    Locals.erase({Target, Text});
+    return;
+  }
+  // A name needs no parentheses around it.
+  const Expr *Outer = E;
+  for (DynTypedNodeList Ps = Ctx.getParents(*Outer);
+       Ps.size() == 1 && Ps[0].get<ParenExpr>() &&
+       getMacroReason(RC, Ps[0].get<ParenExpr>()->getSourceRange()).empty();
+       Ps = Ctx.getParents(*Outer))
+    Outer = Ps[0].get<ParenExpr>();
+  Edits.replace(Outer->getSourceRange(), Local);
+}
+
+} // namespace
+
+Error HoistInvariant::run(RewriteContext &RC, const RewriteParams &P,
+                          bool DryRun, std::vector<RewriteSite> &Sites) {
+  if (Error E = checkParamKeys(*this, P))
+    return E;
+  EditBatch Edits(RC);
+  for (const FunctionDecl *K : findKernels(RC.getASTContext())) {
+    Hoister H(RC, P, DryRun, K, Sites, Edits);
+    H.TraverseStmt(K->getBody());
+  }
+  return Edits.commit();
+}
+
+std::unique_ptr<Rewrite> createHoistInvariant() {
+  return std::make_unique<HoistInvariant>();
+}
+
+} // namespace astra

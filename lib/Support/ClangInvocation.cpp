@@ -5,7 +5,10 @@
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/PrecompiledPreamble.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -14,6 +17,58 @@ using namespace llvm;
 using namespace clang;
 
 namespace astra {
+
+namespace {
+/// Precompiled preambles (the #include block at the top of a file, e.g. the
+/// CUDA runtime and fp16/bf16 headers) kept for the life of the process. A
+/// rewrite parses a file, then the rewritten file is parsed again for codegen
+/// or for the next rewrite: with the preamble reused, the headers are parsed
+/// once. Only used when CompileSetup::ReusePreamble is set.
+struct CachedPreamble {
+  std::string Key; ///< driver arguments
+  std::unique_ptr<PrecompiledPreamble> Preamble;
+};
+
+std::vector<CachedPreamble> &getPreambleCache() {
+  static std::vector<CachedPreamble> Cache;
+  return Cache;
+}
+
+class NoPreambleCallbacks : public PreambleCallbacks {};
+
+/// Returns a preamble usable for \p Code, building it if needed; null when
+/// the file has no preamble or building it failed (the caller then parses
+/// without one, and any error in the headers is reported by that parse).
+const PrecompiledPreamble *
+getPreamble(const std::string &Key, const CompilerInvocation &Inv,
+            const MemoryBuffer &Buf,
+            IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
+  PreambleBounds Bounds =
+      ComputePreambleBounds(Inv.getLangOpts(), Buf.getMemBufferRef(), 0);
+  if (Bounds.Size == 0)
+    return nullptr;
+  std::vector<CachedPreamble> &Cache = getPreambleCache();
+  for (const CachedPreamble &C : Cache)
+    if (C.Key == Key &&
+        C.Preamble->CanReuse(Inv, Buf.getMemBufferRef(), Bounds, *VFS))
+      return C.Preamble.get();
+
+  DiagnosticOptions Opts;
+  IntrusiveRefCntPtr<DiagnosticsEngine> Quiet =
+      CompilerInstance::createDiagnostics(*VFS, Opts,
+                                          new IgnoringDiagConsumer(),
+                                          /*ShouldOwnClient=*/true);
+  NoPreambleCallbacks Callbacks;
+  ErrorOr<PrecompiledPreamble> P = PrecompiledPreamble::Build(
+      Inv, &Buf, Bounds, Quiet, VFS, std::make_shared<PCHContainerOperations>(),
+      /*StoreInMemory=*/true, /*StoragePath=*/"", Callbacks);
+  if (!P)
+    return nullptr;
+  Cache.push_back(
+      {Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
+  return Cache.back().Preamble.get();
+}
+} // namespace
 
 Expected<std::unique_ptr<CompilerInstance>>
 createCudaCompiler(const CompileSetup &Setup, StringRef FileName,
@@ -56,9 +111,21 @@ createCudaCompiler(const CompileSetup &Setup, StringRef FileName,
     return makeInputError("cannot build a CUDA device compile for '" +
                           FileName + "' (see the messages above)");
   Inv->getFrontendOpts().DisableFree = false;
-  // Keep the user's spelling of the path in diagnostics.
+
+  IntrusiveRefCntPtr<vfs::FileSystem> VFS = Overlay;
+  if (Setup.ReusePreamble) {
+    std::unique_ptr<MemoryBuffer> Buf =
+        MemoryBuffer::getMemBufferCopy(Code, AbsPath);
+    std::string Key = join(Args, "\x1f");
+    if (const PrecompiledPreamble *P = getPreamble(Key, *Inv, *Buf, VFS)) {
+      P->AddImplicitPreamble(*Inv, VFS, Buf.get());
+      // The compile owns the remapped main-file buffer from here on.
+      Inv->getPreprocessorOpts().RetainRemappedFileBuffers = false;
+      Buf.release();
+    }
+  }
   auto CI = std::make_unique<CompilerInstance>(std::move(Inv));
-  CI->setVirtualFileSystem(Overlay);
+  CI->setVirtualFileSystem(VFS);
   CI->createDiagnostics(new TextDiagnosticPrinter(errs(),
                                                   CI->getDiagnosticOpts()),
                         /*ShouldOwnClient=*/true);

@@ -71,6 +71,9 @@ static Error run() {
   Expected<CompileSetup> Setup = makeCompileSetup(In.FileName);
   if (!Setup)
     return Setup.takeError();
+  // A rewritten file is parsed again (next rewrite, codegen, model, verify):
+  // parse its headers once.
+  Setup->ReusePreamble = !Apply.empty();
 
   for (const std::string &Spec : Apply) {
     Expected<RewriteParams> P = RewriteParams::parse(Spec);

@@ -25,6 +25,10 @@ struct CompileSetup {
   std::string ResourceDir;
   /// Optimisation level passed to cc1 (codegen only).
   std::string OptLevel = "-O3";
+  /// Keep the precompiled #include block of a file for the next parse of the
+  /// same file in this process (set when a file is parsed more than once, e.g.
+  /// rewrite then codegen: the headers are then parsed once).
+  bool ReusePreamble = false;
   /// Project flags (-I, -D, -std, ...) from compile_commands.json or the user.
   std::vector<std::string> ExtraArgs;
 

@@ -127,6 +127,7 @@ bool fromJSON(const json::Value &V, TimingResult &T, json::Path P) {
 json::Value toJSON(const ShapeResult &S) {
   json::Object O{{"shape", S.Shape},
                  {"generated", S.Generated},
+                 {"checked", S.Checked},
                  {"correct", S.Correct},
                  {"cases", S.Cases}};
   if (!S.Dropped.empty())
@@ -139,7 +140,7 @@ json::Value toJSON(const ShapeResult &S) {
 bool fromJSON(const json::Value &V, ShapeResult &S, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("shape", S.Shape) && O.map("generated", S.Generated) &&
-         O.map("correct", S.Correct) && O.map("cases", S.Cases) &&
+         O.map("checked", S.Checked) && O.map("correct", S.Correct) && O.map("cases", S.Cases) &&
          O.mapOptional("dropped", S.Dropped) &&
          O.mapOptional("timing", S.Timing);
 }
@@ -322,7 +323,8 @@ void printVerifyTable(raw_ostream &OS, const VerifyResult &R) {
                           : S.Correct        ? "yes"
                                              : "NO";
     if (!S.Timing) {
-      if (!S.Generated || !S.Dropped.empty() || !S.Correct)
+      // Generated shapes appear only when the candidate failed there.
+      if (!S.Generated || (S.Checked && !S.Correct && S.Dropped.empty()))
         OS << formatv("{0,-34} {1,-8} {2,10}\n", Name, Correct,
                       S.Cases ? formatv("{0} cases", S.Cases).str() : "");
       continue;
@@ -339,18 +341,19 @@ void printVerifyTable(raw_ostream &OS, const VerifyResult &R) {
                           T.Control.Lo, T.Control.Hi)
                       .str());
   }
-  unsigned Edge = 0, EdgeOk = 0, Dropped = 0;
+  unsigned Edge = 0, EdgeOk = 0, Dropped = 0, Unchecked = 0;
   for (const ShapeResult &S : R.Shapes) {
     if (!S.Generated)
       continue;
     ++Edge;
     EdgeOk += S.Correct;
     Dropped += !S.Dropped.empty();
+    Unchecked += !S.Checked;
   }
   if (Edge)
     OS << formatv("edge shapes: {0} generated, {1} correct, {2} dropped "
-                  "(the original misbehaves or inputs cannot be made)\n",
-                  Edge, EdgeOk, Dropped);
+                  "(not valid for the original), {3} not reached\n",
+                  Edge, EdgeOk, Dropped, Unchecked);
   for (const std::string &N : R.Notes)
     OS << "note: " << N << "\n";
   if (R.Verdict == "refused")

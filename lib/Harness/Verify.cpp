@@ -172,23 +172,34 @@ deriveEdgeShapes(const KernelSpec &K) {
   if (!Base)
     return Out;
   static const int64_t Values[] = {1, 3, 5, 7, 9, 15, 17, 97};
-  const uint64_t MaxBytes = std::max<uint64_t>(BaseBytes, 64u << 20);
+  // Edge shapes stay small (fast to check); when the base shape is large,
+  // the other variables shrink to 128 where that keeps the launch valid.
+  const uint64_t MaxBytes = 64u << 20;
   std::vector<Shape> Seen(K.Shapes.begin(), K.Shapes.end());
+  auto Try = [&](const Shape &S) {
+    if (std::find(Seen.begin(), Seen.end(), S) != Seen.end())
+      return true;
+    Expected<ResolvedLaunch> L = resolve(K, S);
+    if (!L) {
+      consumeError(L.takeError());
+      return true; // not valid: nothing to shrink
+    }
+    if (footprint(*L) > MaxBytes)
+      return false;
+    Seen.push_back(S);
+    Out.emplace_back(S.str(), S.vars());
+    return true;
+  };
   for (auto &[Var, _] : Base->vars()) {
     for (int64_t V : Values) {
       Shape S = *Base;
       S.set(Var, V);
-      if (std::find(Seen.begin(), Seen.end(), S) != Seen.end())
+      if (Try(S))
         continue;
-      Expected<ResolvedLaunch> L = resolve(K, S);
-      if (!L) {
-        consumeError(L.takeError());
-        continue;
-      }
-      if (footprint(*L) > MaxBytes)
-        continue;
-      Seen.push_back(S);
-      Out.emplace_back(S.str(), S.vars());
+      for (auto &[Other, OV] : Base->vars())
+        if (Other != Var && OV > 128)
+          S.set(Other, 128);
+      Try(S);
     }
   }
   return Out;

@@ -75,6 +75,8 @@ struct TimingResult {
 struct ShapeResult {
   std::string Shape; ///< "T=1, d=4096"
   bool Generated = false;
+  /// The worker got to this shape (it stops at the first refusal).
+  bool Checked = false;
   bool Correct = false;
   /// Not run: the original itself misbehaves on this generated shape, or
   /// its inputs cannot be generated (the text says which).

@@ -452,96 +452,6 @@ std::string distLabel(const GenOptions &G) {
   return S;
 }
 
-//===-- Large inputs ---------------------------------------------------------===//
-
-/// Buffers at least this large (elements) of plain float inputs (no `gen`,
-/// no `range`) are generated here, in parallel, from a counter-based hash:
-/// the sequential generator of InputGen takes ~20 ns an element, which is
-/// seconds for the largest serving shapes.
-constexpr uint64_t ParallelGenElems = 1u << 20;
-
-uint64_t mix64(uint64_t X) {
-  X += 0x9E3779B97F4A7C15ull;
-  X = (X ^ (X >> 30)) * 0xBF58476D1CE4E5B9ull;
-  X = (X ^ (X >> 27)) * 0x94D049BB133111EBull;
-  return X ^ (X >> 31);
-}
-
-/// Approximately standard normal from one 64-bit hash: the sum of four
-/// 16-bit uniforms, centred and scaled to unit variance.
-double hashNormal(uint64_t H) {
-  double S = 0;
-  for (int I = 0; I < 4; ++I)
-    S += double((H >> (16 * I)) & 0xFFFF) / 65536.0;
-  return (S - 2.0) * 1.7320508075688772; // sqrt(12 / 4)
-}
-
-double hashSample(uint64_t Seed, uint64_t I, Dist D) {
-  uint64_t H = mix64(Seed ^ mix64(I));
-  switch (D) {
-  case Dist::Normal:
-    return hashNormal(H);
-  case Dist::Uniform:
-    return 2.0 * double(H >> 11) / 9007199254740992.0 - 1.0;
-  case Dist::Positive:
-    return 0.5 + 1.5 * double(H >> 11) / 9007199254740992.0;
-  case Dist::Heavy: {
-    double Z = hashNormal(H);
-    double Chi = 0;
-    for (int K = 1; K <= 3; ++K) {
-      double N = hashNormal(mix64(H + K));
-      Chi += N * N;
-    }
-    return Z / std::sqrt(std::max(Chi / 3.0, 1e-4));
-  }
-  case Dist::Small:
-    return 1e-3 * hashNormal(H);
-  case Dist::Large:
-    return 1e3 * hashNormal(H);
-  }
-  return 0;
-}
-
-bool isPlainFloatInput(const ArgSpec &AS) {
-  return !AS.IsScalar && AS.Role != ArgRole::Out && isFloatDType(AS.Type) &&
-         !AS.Gen && !AS.Range;
-}
-
-/// generateInputs, with the large plain float buffers filled in parallel.
-Expected<std::vector<std::vector<uint8_t>>>
-generateFast(const KernelSpec &K, const Shape &Sh, const ResolvedLaunch &L,
-             const GenOptions &G) {
-  ResolvedLaunch Small = L;
-  std::vector<size_t> Big;
-  for (size_t I = 0; I < K.Args.size(); ++I)
-    if (isPlainFloatInput(K.Args[I]) && L.Args[I].Count >= ParallelGenElems &&
-        !(G.Specials && K.Args[I].Specials)) {
-      Big.push_back(I);
-      Small.Args[I].Count = 0;
-      Small.Args[I].Bytes = 0;
-    }
-  Expected<std::vector<std::vector<uint8_t>>> In =
-      generateInputs(K, Sh, Small, G);
-  if (!In || Big.empty())
-    return In;
-  for (size_t I : Big) {
-    const ArgSpec &AS = K.Args[I];
-    Dist D = AS.Distribution ? *AS.Distribution
-                             : G.Distribution.value_or(Dist::Normal);
-    std::vector<uint8_t> &Buf = (*In)[I];
-    Buf.assign(L.Args[I].Bytes, 0);
-    uint64_t Seed = streamSeed(G.Seed, Sh, AS.Name);
-    uint64_t N = L.Args[I].Count;
-    const uint64_t Chunk = 1 << 16;
-    parallelFor(0, (N + Chunk - 1) / Chunk, [&](size_t C) {
-      uint64_t End = std::min(N, (C + 1) * Chunk);
-      for (uint64_t E = C * Chunk; E < End; ++E)
-        storeElement(Buf, AS.Type, E, hashSample(Seed, E, D));
-    });
-  }
-  return In;
-}
-
 //===-- Correctness --------------------------------------------------------===//
 
 /// What the comparison of one output found.
@@ -711,7 +621,7 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   Regenerate = false;
   Where = "on shape " + Sh.str() + (Generated ? " (generated)" : "") + ", " +
           distLabel(G);
-  Expected<std::vector<std::vector<uint8_t>>> In = generateFast(*K, Sh, L, G);
+  Expected<std::vector<std::vector<uint8_t>>> In = generateInputs(*K, Sh, L, G);
   if (!In) {
     std::string Msg = errorText(In.takeError());
     if (Generated) {
@@ -1053,7 +963,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   } else {
     GenOptions G;
     G.Seed = 77 + Index;
-    In = generateFast(*K, Sh, *L, G);
+    In = generateInputs(*K, Sh, *L, G);
   }
   if (!In) {
     Out.Result.Notes.push_back("not timed: " + errorText(In.takeError()));

@@ -13,6 +13,7 @@ using RewriteFactory = std::unique_ptr<Rewrite> (*)();
 std::vector<RewriteFactory> getRewriteFactories();
 
 std::unique_ptr<Rewrite> createReadOnlyCache();
+std::unique_ptr<Rewrite> createVectorizeLoads();
 std::unique_ptr<Rewrite> createFastMath();
 std::unique_ptr<Rewrite> createHoistInvariant();
 

@@ -1,0 +1,389 @@
+//===- VectorizeLoadsAnalysis.cpp - Is a loop vectorizable, and how -------===//
+//
+// Checks the loop header (induction variable, bounds, how iterations are
+// spread over threads) and the body (accesses, reductions, control flow), and
+// builds the VecLoopPlan. Every refusal names the place and the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "VectorizeLoadsBody.h"
+#include "VectorizeLoadsPlan.h"
+#include "VectorizeLoadsUtil.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+class LoopAnalyzer {
+public:
+  LoopAnalyzer(ASTContext &Ctx, const FunctionDecl *K, const ForStmt *Loop,
+               VecLoopPlan &Plan)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), K(K), Loop(Loop), Plan(Plan) {
+    KernelWrites.collect(K->getBody());
+  }
+
+  /// Empty on success, else the reason (and Where).
+  std::string run(SourceLocation &Where);
+
+private:
+  std::string getText(SourceRange R) const {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM,
+                                Ctx.getLangOpts())
+        .str();
+  }
+  std::string checkHeader(SourceLocation &Where);
+  std::string checkPartition();
+  std::string checkInvariant(const Expr *E, StringRef What,
+                             const BodyFacts &Facts, SourceLocation &Where);
+  std::string buildGroups(const BodyFacts &Facts, SourceLocation &Where);
+  std::string extractText(const BodyFacts &Facts, SourceLocation &Where);
+  void chooseNames(BodyFacts &Facts);
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const FunctionDecl *K;
+  const ForStmt *Loop;
+  VecLoopPlan &Plan;
+  VarWrites KernelWrites;
+  const VarDecl *IV = nullptr;
+  const Expr *StartE = nullptr, *EndE = nullptr, *StepE = nullptr;
+  unsigned PartitionDeps = 0; ///< DepBits the guard must not depend on
+};
+} // namespace
+
+std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
+  const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+  if (!Init || !Init->isSingleDecl())
+    return "the loop does not declare its induction variable "
+           "(expected `for (int i = start; i < n; i += step)`)";
+  IV = dyn_cast<VarDecl>(Init->getSingleDecl());
+  if (!IV || !IV->getInit() || !IV->getType()->isIntegerType())
+    return "the induction variable is not an initialized integer";
+  StartE = IV->getInit();
+  Plan.IVName = IV->getNameAsString();
+  if (IV->getType()->getContainedAutoType())
+    Plan.IVType = IV->getType().getAsString(Ctx.getPrintingPolicy());
+  else
+    Plan.IVType = getText(IV->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (Cond && Cond->getOpcode() == BO_LT && getRefVar(Cond->getLHS()) == IV)
+    EndE = Cond->getRHS();
+  else if (Cond && Cond->getOpcode() == BO_GT &&
+           getRefVar(Cond->getRHS()) == IV)
+    EndE = Cond->getLHS();
+  else
+    return "the loop condition is not `" + Plan.IVName + " < n`";
+
+  const Expr *Inc = Loop->getInc() ? Loop->getInc()->IgnoreParens() : nullptr;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
+    if (U->isIncrementOp() && getRefVar(U->getSubExpr()) == IV)
+      Plan.Step = "1";
+  } else if (const auto *B = dyn_cast_or_null<BinaryOperator>(Inc)) {
+    if (B->getOpcode() == BO_AddAssign && getRefVar(B->getLHS()) == IV)
+      StepE = B->getRHS();
+    const auto *Sum =
+        dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
+    if (B->getOpcode() == BO_Assign && getRefVar(B->getLHS()) == IV && Sum &&
+        Sum->getOpcode() == BO_Add && getRefVar(Sum->getLHS()) == IV)
+      StepE = Sum->getRHS();
+  }
+  if (StepE)
+    Plan.Step = getText(StepE->getSourceRange());
+  if (Plan.Step.empty())
+    return "the loop increment is not `" + Plan.IVName + " += step` or `++" +
+           Plan.IVName + "`";
+  Plan.Start = getText(StartE->getSourceRange());
+  Plan.End = getText(EndE->getSourceRange());
+  for (const Expr *E : {StartE, EndE, StepE})
+    if (E && (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())) {
+      Where = E->getBeginLoc();
+      return "the loop bounds come from a macro expansion";
+    }
+  if (mentions(EndE, IV) || (StepE && mentions(StepE, IV)))
+    return "the loop bound or step depends on the induction variable";
+  return checkPartition();
+}
+
+/// Recognises how the iterations are spread over the threads (see
+/// LoopPartition); only such loops are rewritten, because the vector loop
+/// gives every thread the vector chunks with its original start and step.
+std::string LoopAnalyzer::checkPartition() {
+  const Expr *S = resolveValue(StartE, KernelWrites);
+  const Expr *P = StepE ? resolveValue(StepE, KernelWrites) : nullptr;
+  auto IsInt = [&](const Expr *E, uint64_t V) {
+    Expr::EvalResult R;
+    return E && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
+           R.Val.getInt() == V;
+  };
+  if (IsInt(S, 0) && (!P || IsInt(P, 1))) {
+    Plan.Partition = LoopPartition::Sequential;
+    return "";
+  }
+  auto MatchProduct = [&](const Expr *E, StringRef A, StringRef B,
+                          char Dim) {
+    const auto *M = dyn_cast_or_null<BinaryOperator>(E);
+    if (!M || M->getOpcode() != BO_Mul)
+      return false;
+    const Expr *L = resolveValue(M->getLHS(), KernelWrites);
+    const Expr *R = resolveValue(M->getRHS(), KernelWrites);
+    char D1, D2;
+    return (matchBuiltin(L, A, D1) && matchBuiltin(R, B, D2) && D1 == Dim &&
+            D2 == Dim) ||
+           (matchBuiltin(L, B, D1) && matchBuiltin(R, A, D2) && D1 == Dim &&
+            D2 == Dim);
+  };
+  char Dim, StepDim;
+  if (matchBuiltin(S, "threadIdx", Dim) && P &&
+      matchBuiltin(P, "blockDim", StepDim) && Dim == StepDim) {
+    Plan.Partition = LoopPartition::Block;
+    PartitionDeps = depBit(DepTid, Dim);
+    return "";
+  }
+  if (const auto *Add = dyn_cast<BinaryOperator>(S))
+    if (Add->getOpcode() == BO_Add)
+      for (const Expr *T : {Add->getLHS(), Add->getRHS()}) {
+        const Expr *Other = T == Add->getLHS() ? Add->getRHS() : Add->getLHS();
+        if (matchBuiltin(resolveValue(T, KernelWrites), "threadIdx", Dim) &&
+            MatchProduct(resolveValue(Other, KernelWrites), "blockIdx",
+                         "blockDim", Dim) &&
+            MatchProduct(P, "blockDim", "gridDim", Dim)) {
+          Plan.Partition = LoopPartition::Grid;
+          PartitionDeps = depBit(DepTid, Dim) | depBit(DepBid, Dim);
+          return "";
+        }
+      }
+  return "the loop's start and step are not a recognised thread "
+         "partition of [0, n) (0 and 1, threadIdx and blockDim, or the "
+         "global thread index and blockDim * gridDim)";
+}
+
+std::string LoopAnalyzer::checkInvariant(const Expr *E, StringRef What,
+                                         const BodyFacts &Facts,
+                                         SourceLocation &Where) {
+  SmallPtrSet<const VarDecl *, 8> Vars;
+  collectVars(E, Vars);
+  for (const VarDecl *VD : Vars) {
+    if (VD == IV)
+      continue; // the index term itself; checked by the caller
+    if (Facts.DeclaredInBody.count(VD) || Facts.WrittenInBody.count(VD)) {
+      Where = E->getBeginLoc();
+      return (What + " uses '" + VD->getName() +
+              "', which the loop body declares or modifies")
+          .str();
+    }
+  }
+  DependenceInfo Deps(KernelWrites);
+  unsigned Bits = Deps.get(E);
+  if (Bits & (PartitionDeps | DepUnknown)) {
+    Where = E->getBeginLoc();
+    return (What + " '" + getText(E->getSourceRange()) +
+            "' may differ between the threads that share the loop, so the "
+            "run-time check would not be uniform")
+        .str();
+  }
+  return "";
+}
+
+std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
+                                      SourceLocation &Where) {
+  if (Facts.Groups.empty())
+    return "the loop has no global access `p[base + " + Plan.IVName +
+           "]` to vectorize";
+  unsigned MaxBytes = 0;
+  QualType Dependent;
+  for (const BodyGroup &BG : Facts.Groups) {
+    VecGroup G;
+    G.Ptr = BG.Ptr->getNameAsString();
+    G.Base = BG.Base;
+    G.Load = BG.NeedsLoad;
+    G.Store = BG.Stored;
+    QualType PtrTy = BG.Ptr->getType();
+    QualType Elem = PtrTy->getPointeeType().getUnqualifiedType();
+    // A `const T *__restrict__` parameter is read-only for the whole kernel:
+    // say so with __ldg, since the guard's pointer-to-integer cast hides it
+    // from the compiler's own inference of ld.global.nc.
+    G.UseLdg = !BG.Stored &&
+               (BG.AllLdg ||
+                (isa<ParmVarDecl>(BG.Ptr) && PtrTy.isRestrictQualified() &&
+                 PtrTy->getPointeeType().isConstQualified()));
+    G.ElemType = Elem.getAsString(Ctx.getPrintingPolicy());
+    Where = BG.FirstAccess->getBeginLoc();
+    if (Elem->isDependentType()) {
+      if (!Dependent.isNull() && Ctx.getCanonicalType(Dependent) !=
+                                     Ctx.getCanonicalType(Elem))
+        return "the vectorized pointers have different template element "
+               "types ('" + Dependent.getAsString() + "' and '" +
+               G.ElemType + "')";
+      Dependent = Elem;
+      Plan.DependentElem = G.ElemType;
+    } else {
+      if (Elem->isIncompleteType() || !Elem.isTriviallyCopyableType(Ctx))
+        return "element type '" + G.ElemType + "' of '" + G.Ptr +
+               "' is not trivially copyable";
+      uint64_t Bytes = Ctx.getTypeSizeInChars(Elem).getQuantity();
+      if (!isPowerOf2_64(Bytes) || Bytes > Plan.WidthBytes)
+        return "element type '" + G.ElemType + "' of '" + G.Ptr + "' is " +
+               std::to_string(Bytes) + " bytes; it does not divide a " +
+               std::to_string(Plan.WidthBytes) + "-byte access";
+      G.ElemBytes = Bytes;
+      G.IsFloat = Elem->isSpecificBuiltinType(BuiltinType::Float);
+      MaxBytes = std::max<unsigned>(MaxBytes, Bytes);
+    }
+    if (std::string Why = checkInvariant(BG.PtrRef, "pointer", Facts, Where);
+        !Why.empty())
+      return Why;
+    for (const Expr *T : BG.BaseTerms)
+      if (std::string Why = checkInvariant(T, "base offset", Facts, Where);
+          !Why.empty())
+        return Why;
+    Plan.Groups.push_back(std::move(G));
+  }
+  Where = Loop->getBeginLoc();
+  if (!Dependent.isNull() && MaxBytes)
+    return "the loop mixes template-typed pointers with fixed-type ones; "
+           "their vector widths would differ";
+  if (MaxBytes && Plan.WidthBytes / MaxBytes < 2)
+    return "the elements are already " + std::to_string(MaxBytes) +
+           " bytes wide; a " + std::to_string(Plan.WidthBytes) +
+           "-byte access holds only one";
+  for (const Expr *S : Facts.UnitStrides) {
+    if (std::string Why = checkInvariant(S, "stride", Facts, Where);
+        !Why.empty())
+      return Why;
+    std::string Text = getText(S->getSourceRange());
+    if (!is_contained(Plan.UnitStrides, Text))
+      Plan.UnitStrides.push_back(Text);
+  }
+  return "";
+}
+
+std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
+                                      SourceLocation &Where) {
+  const LangOptions &LO = Ctx.getLangOpts();
+  const Stmt *Body = Loop->getBody();
+  SourceLocation BodyBegin, BodyEnd; // [begin, end) of the body's statements
+  SourceLocation LoopEnd;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+    BodyBegin = CS->getLBracLoc().getLocWithOffset(1);
+    BodyEnd = CS->getRBracLoc();
+    LoopEnd = CS->getRBracLoc().getLocWithOffset(1);
+  } else {
+    BodyBegin = Body->getBeginLoc();
+    BodyEnd = Lexer::getLocForEndOfToken(Body->getEndLoc(), 0, SM, LO);
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        Body->getEndLoc(), tok::semi, SM, LO, false);
+    if (Semi.isValid())
+      BodyEnd = Semi;
+    LoopEnd = BodyEnd;
+  }
+  SourceLocation LoopBegin = Loop->getBeginLoc();
+  for (SourceLocation L : {BodyBegin, BodyEnd, LoopBegin, LoopEnd})
+    if (L.isInvalid() || L.isMacroID() || !SM.isWrittenInMainFile(L)) {
+      Where = LoopBegin;
+      return "the loop is written in a macro or outside the input file";
+    }
+  unsigned B = SM.getFileOffset(BodyBegin), E = SM.getFileOffset(BodyEnd);
+  StringRef Buf = SM.getBufferData(SM.getFileID(LoopBegin));
+  Plan.BodyText = Buf.slice(B, E).trim("\n").str();
+  unsigned Trimmed = Buf.slice(B, E).find_first_not_of('\n');
+  Plan.LoopText =
+      Buf.slice(SM.getFileOffset(LoopBegin), SM.getFileOffset(LoopEnd)).str();
+  for (const BodyAccess &A : Facts.Accesses) {
+    SourceLocation AB = A.E->getBeginLoc(), AE = A.E->getEndLoc();
+    if (AB.isMacroID() || AE.isMacroID()) {
+      Where = AB;
+      return "the access '" + getText(A.E->getSourceRange()) +
+             "' is written in a macro expansion";
+    }
+    unsigned Off = SM.getFileOffset(AB);
+    unsigned End = SM.getFileOffset(Lexer::getLocForEndOfToken(AE, 0, SM, LO));
+    BodyEdit Edit;
+    Edit.Offset = Off - B - Trimmed;
+    Edit.Length = End - Off;
+    Edit.Text = Plan.Groups[A.Group].Var + ".v[" + Plan.NameLane + "]";
+    Plan.BodyEdits.push_back(std::move(Edit));
+  }
+  return "";
+}
+
+/// Picks local names that no identifier of the kernel uses.
+void LoopAnalyzer::chooseNames(BodyFacts &Facts) {
+  StringSet<> Used;
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceRange KR = K->getSourceRange();
+  SourceLocation Begin = SM.getFileLoc(KR.getBegin());
+  StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
+  unsigned BOff = SM.getFileOffset(Begin);
+  unsigned EOff = SM.getFileOffset(SM.getFileLoc(KR.getEnd()));
+  Lexer Lex(SM.getLocForStartOfFile(SM.getFileID(Begin)), LO, Buf.begin(),
+            Buf.begin() + BOff, Buf.begin() + std::min<size_t>(EOff + 1,
+                                                               Buf.size()));
+  Token Tok;
+  while (!Lex.LexFromRawLexer(Tok))
+    if (Tok.is(tok::raw_identifier))
+      Used.insert(Tok.getRawIdentifier());
+  auto Pick = [&](std::string Name) {
+    while (Used.count(Name))
+      Name += "_";
+    Used.insert(Name);
+    return Name;
+  };
+  Plan.NameW = Pick("VecW");
+  Plan.NameEnd = Pick("vecEnd");
+  Plan.NameIdx = Pick("vecIdx");
+  Plan.NameBase = Pick("vecBase");
+  Plan.NameLane = Pick("lane");
+  StringMap<unsigned> PerPtr;
+  for (const VecGroup &G : Plan.Groups)
+    ++PerPtr[G.Ptr];
+  StringMap<unsigned> Seen;
+  for (VecGroup &G : Plan.Groups) {
+    std::string Name = G.Ptr + "Vec";
+    if (PerPtr[G.Ptr] > 1)
+      Name += std::to_string(Seen[G.Ptr]++);
+    G.Var = Pick(Name);
+  }
+}
+
+std::string LoopAnalyzer::run(SourceLocation &Where) {
+  Where = Loop->getBeginLoc();
+  if (std::string Why = checkHeader(Where); !Why.empty())
+    return Why;
+  BodyFacts Facts;
+  if (std::string Why = analyzeBody(Ctx, Loop, IV, Facts, Where); !Why.empty())
+    return Why;
+  for (const Expr *E : {EndE, StepE})
+    if (E)
+      if (std::string Why = checkInvariant(E, "the loop bound", Facts, Where);
+          !Why.empty())
+        return Why;
+  if (std::string Why = buildGroups(Facts, Where); !Why.empty())
+    return Why;
+  chooseNames(Facts);
+  return extractText(Facts, Where);
+}
+
+std::string analyzeVectorLoop(ASTContext &Ctx, const FunctionDecl *Kernel,
+                              const Stmt *Loop, unsigned WidthBytes,
+                              VecLoopPlan &Plan, SourceLocation &Where) {
+  Where = Loop->getBeginLoc();
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (!For)
+    return "not a `for` loop";
+  for (const DynTypedNode &P : Ctx.getParents(*Loop))
+    if (P.get<AttributedStmt>())
+      return "the loop carries a #pragma or attribute";
+  Plan = VecLoopPlan();
+  Plan.WidthBytes = WidthBytes;
+  LoopAnalyzer A(Ctx, Kernel, For, Plan);
+  return A.run(Where);
+}
+
+} // namespace astra

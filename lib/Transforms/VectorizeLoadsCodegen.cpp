@@ -1,0 +1,256 @@
+//===- VectorizeLoadsCodegen.cpp - Source text of a vectorized loop -------===//
+//
+// Turns a VecLoopPlan into the replacement of the loop. For
+//
+//   for (int i = threadIdx.x; i < d; i += blockDim.x)
+//     out[r * d + i] = f(in[r * d + i]);
+//
+// with __half elements and 16-byte accesses it produces
+//
+//   if (reinterpret_cast<uintptr_t>(in + r * d) % 16 == 0 &&
+//       reinterpret_cast<uintptr_t>(out + r * d) % 16 == 0) {
+//     constexpr int VecW = 8;
+//     union VecF16 { uint4 u; __half v[VecW]; };
+//     for (int vecIdx = threadIdx.x; vecIdx < (d) / VecW; vecIdx += blockDim.x) {
+//       const int vecBase = vecIdx * VecW;
+//       VecF16 inVec, outVec;
+//       inVec.u = *reinterpret_cast<const uint4 *>(in + r * d + vecBase);
+//   #pragma unroll
+//       for (int lane = 0; lane < VecW; ++lane) {
+//         const int i = vecBase + lane;
+//         outVec.v[lane] = f(inVec.v[lane]);
+//       }
+//       *reinterpret_cast<uint4 *>(out + r * d + vecBase) = outVec.u;
+//     }
+//     <scalar tail>
+//   } else {
+//     <the original loop>
+//   }
+//
+//===----------------------------------------------------------------------===//
+#include "VectorizeLoadsPlan.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace astra {
+
+unsigned getVectorWidth(const VecLoopPlan &Plan) {
+  if (!Plan.DependentElem.empty())
+    return 0;
+  unsigned MaxBytes = 1;
+  for (const VecGroup &G : Plan.Groups)
+    MaxBytes = std::max(MaxBytes, G.ElemBytes);
+  return Plan.WidthBytes / MaxBytes;
+}
+
+/// Bytes of one access of \p G, as C++ text.
+static std::string getAccessBytes(const VecLoopPlan &Plan,
+                                  const VecGroup &G) {
+  if (!Plan.DependentElem.empty())
+    return std::to_string(Plan.WidthBytes);
+  return std::to_string(getVectorWidth(Plan) * G.ElemBytes);
+}
+
+/// The vector type that moves one access of \p G.
+static std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
+  unsigned Bytes = Plan.DependentElem.empty()
+                       ? getVectorWidth(Plan) * G.ElemBytes
+                       : Plan.WidthBytes;
+  if (G.IsFloat && Plan.DependentElem.empty())
+    switch (Bytes) {
+    case 16:
+      return "float4";
+    case 8:
+      return "float2";
+    default:
+      return "float";
+    }
+  switch (Bytes) {
+  case 16:
+    return "uint4";
+  case 8:
+    return "uint2";
+  case 4:
+    return "unsigned int";
+  default:
+    return "unsigned short";
+  }
+}
+
+/// The local union type that views one access as its elements.
+static std::string getUnionName(const VecGroup &G) {
+  StringRef T = G.ElemType;
+  if (T == "float")
+    return "VecF32";
+  if (T == "__half" || T == "half")
+    return "VecF16";
+  if (T == "__nv_bfloat16" || T == "nv_bfloat16")
+    return "VecBF16";
+  std::string Name = "Vec";
+  for (char C : T)
+    if (isAlnum(C))
+      Name += C;
+  return Name;
+}
+
+static std::string getAddress(const VecLoopPlan &Plan, const VecGroup &G) {
+  std::string S = G.Ptr + " + ";
+  if (!G.Base.empty())
+    S += G.Base + " + ";
+  return S + Plan.NameBase;
+}
+
+static std::string applyBodyEdits(const VecLoopPlan &Plan) {
+  std::vector<BodyEdit> Edits = Plan.BodyEdits;
+  llvm::sort(Edits, [](const BodyEdit &A, const BodyEdit &B) {
+    return A.Offset < B.Offset;
+  });
+  std::string Out;
+  unsigned Pos = 0;
+  for (const BodyEdit &E : Edits) {
+    Out += Plan.BodyText.substr(Pos, E.Offset - Pos);
+    Out += E.Text;
+    Pos = E.Offset + E.Length;
+  }
+  Out += Plan.BodyText.substr(Pos);
+  return Out;
+}
+
+/// \p E in parentheses unless it is a name or a number.
+static std::string paren(StringRef E) {
+  if (all_of(E, [](char C) { return isAlnum(C) || C == '_' || C == '.'; }))
+    return E.str();
+  return ("(" + E + ")").str();
+}
+
+/// Whether \p Text mentions the identifier \p Name.
+static bool mentionsName(StringRef Text, StringRef Name) {
+  for (size_t Pos = Text.find(Name); Pos != StringRef::npos;
+       Pos = Text.find(Name, Pos + 1)) {
+    auto IsId = [](char C) { return isAlnum(C) || C == '_'; };
+    bool Before = Pos > 0 && IsId(Text[Pos - 1]);
+    size_t End = Pos + Name.size();
+    bool After = End < Text.size() && IsId(Text[End]);
+    if (!Before && !After)
+      return true;
+  }
+  return false;
+}
+
+static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
+  std::vector<std::string> Conds;
+  for (const VecGroup &G : Plan.Groups) {
+    std::string Addr = G.Ptr;
+    if (!G.Base.empty())
+      Addr += " + " + G.Base;
+    std::string C = "reinterpret_cast<uintptr_t>(" + Addr + ") % " +
+                    getAccessBytes(Plan, G) + " == 0";
+    if (!is_contained(Conds, C))
+      Conds.push_back(C);
+  }
+  for (const std::string &S : Plan.UnitStrides)
+    Conds.push_back(paren(S) + " == 1");
+  OS << "if (" << join(Conds, " &&\n    ") << ") {\n";
+}
+
+static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
+  const std::string &W = Plan.NameW;
+  unsigned Width = getVectorWidth(Plan);
+  OS << "// astra-opt vectorize-loads: " << Plan.WidthBytes
+     << "-byte accesses, "
+     << (Width ? std::to_string(Width)
+               : std::to_string(Plan.WidthBytes) + " / sizeof(" +
+                     Plan.DependentElem + ")")
+     << " consecutive elements per thread and step; the original loop is "
+        "the fallback.\n";
+  if (Plan.DependentElem.empty()) {
+    OS << "constexpr int " << W << " = " << Width << ";\n";
+  } else {
+    const std::string &T = Plan.DependentElem;
+    OS << "static_assert(" << Plan.WidthBytes << " % sizeof(" << T
+       << ") == 0, \"vectorize-loads: the element size must divide "
+       << Plan.WidthBytes << " bytes\");\n";
+    OS << "constexpr int " << W << " = " << Plan.WidthBytes << " / sizeof("
+       << T << ");\n";
+  }
+  // One union per element type.
+  std::vector<std::string> Unions;
+  for (const VecGroup &G : Plan.Groups) {
+    std::string U = getUnionName(G);
+    if (is_contained(Unions, U))
+      continue;
+    Unions.push_back(U);
+    OS << "union " << U << " {\n  " << getVectorType(Plan, G) << " u;\n  "
+       << G.ElemType << " v[" << W << "];\n};\n";
+  }
+
+  OS << "for (" << Plan.IVType << " " << Plan.NameIdx << " = " << Plan.Start
+     << "; " << Plan.NameIdx << " < " << paren(Plan.End) << " / " << W << "; "
+     << Plan.NameIdx << " += " << Plan.Step << ") {\n";
+  OS << "const " << Plan.IVType << " " << Plan.NameBase << " = "
+     << Plan.NameIdx << " * " << W << ";\n";
+  for (const VecGroup &G : Plan.Groups)
+    OS << getUnionName(G) << " " << G.Var << ";\n";
+  for (const VecGroup &G : Plan.Groups) {
+    if (!G.Load)
+      continue;
+    std::string VT = getVectorType(Plan, G);
+    std::string Ptr =
+        "reinterpret_cast<const " + VT + " *>(" + getAddress(Plan, G) + ")";
+    OS << G.Var << ".u = " << (G.UseLdg ? "__ldg(" + Ptr + ")" : "*" + Ptr)
+       << ";\n";
+  }
+  OS << "#pragma unroll\n";
+  OS << "for (int " << Plan.NameLane << " = 0; " << Plan.NameLane << " < "
+     << W << "; ++" << Plan.NameLane << ") {\n";
+  std::string Body = applyBodyEdits(Plan);
+  if (mentionsName(Body, Plan.IVName))
+    OS << "const " << Plan.IVType << " " << Plan.IVName << " = "
+       << Plan.NameBase << " + " << Plan.NameLane << ";\n";
+  OS << Body << "\n}\n";
+  for (const VecGroup &G : Plan.Groups)
+    if (G.Store)
+      OS << "*reinterpret_cast<" << getVectorType(Plan, G) << " *>("
+         << getAddress(Plan, G) << ") = " << G.Var << ".u;\n";
+  OS << "}\n";
+}
+
+static void writeTail(raw_ostream &OS, const VecLoopPlan &Plan) {
+  const std::string &I = Plan.IVName;
+  std::string VecEnd =
+      paren(Plan.End) + " / " + Plan.NameW + " * " + Plan.NameW;
+  OS << "// Scalar tail: the last " << paren(Plan.End) << " % " << Plan.NameW
+     << " elements, each by the thread that owns it in the original loop.\n";
+  if (Plan.Partition == LoopPartition::Sequential) {
+    OS << "for (" << Plan.IVType << " " << I << " = " << VecEnd << "; " << I
+       << " < " << Plan.End << "; ++" << I << ") {\n"
+       << Plan.BodyText << "\n}\n";
+    return;
+  }
+  // The first index >= vecEnd that this thread's original loop visits.
+  OS << "const auto " << Plan.NameEnd << " = " << VecEnd << ";\n";
+  OS << Plan.IVType << " " << I << " = " << Plan.Start << ";\n";
+  OS << "if (" << I << " < " << Plan.NameEnd << ")\n  " << I << " += (("
+     << Plan.NameEnd << " - " << I << " - 1) / " << paren(Plan.Step)
+     << " + 1) * " << paren(Plan.Step) << ";\n";
+  OS << "for (; " << I << " < " << Plan.End << "; " << I
+     << " += " << Plan.Step << ") {\n"
+     << Plan.BodyText << "\n}\n";
+}
+
+std::string generateVectorLoop(const VecLoopPlan &Plan) {
+  std::string S;
+  raw_string_ostream OS(S);
+  writeGuard(OS, Plan);
+  writeVectorLoop(OS, Plan);
+  writeTail(OS, Plan);
+  OS << "} else {\n" << Plan.LoopText << "\n}";
+  return S;
+}
+
+} // namespace astra

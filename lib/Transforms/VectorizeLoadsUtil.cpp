@@ -1,0 +1,186 @@
+//===- VectorizeLoadsUtil.cpp - AST helpers of vectorize-loads ------------===//
+#include "VectorizeLoadsUtil.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+const Expr *stripIntCasts(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+    if (!Cast || !Cast->getType()->isIntegerType())
+      return E;
+    E = Cast->getSubExpr();
+  }
+  return E;
+}
+
+const VarDecl *getRefVar(const Expr *E) {
+  if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E)))
+    return dyn_cast<VarDecl>(DR->getDecl());
+  return nullptr;
+}
+
+bool matchBuiltin(const Expr *E, StringRef Builtin, char &Dim) {
+  E = stripIntCasts(E);
+  if (const auto *PO = dyn_cast_or_null<PseudoObjectExpr>(E))
+    E = PO->getSyntacticForm()->IgnoreParens();
+  const auto *MP = dyn_cast_or_null<MSPropertyRefExpr>(E);
+  if (!MP)
+    return false;
+  const Expr *Base = MP->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
+    Base = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast_or_null<DeclRefExpr>(Base);
+  if (!DR || DR->getDecl()->getName() != Builtin)
+    return false;
+  StringRef Field = MP->getPropertyDecl()->getName();
+  if (Field != "x" && Field != "y" && Field != "z")
+    return false;
+  Dim = Field[0];
+  return true;
+}
+
+std::string getCalleeName(const CallExpr *C) {
+  if (const FunctionDecl *FD = C->getDirectCallee())
+    return FD->getNameAsString();
+  const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
+  if (const auto *O = dyn_cast<OverloadExpr>(Callee))
+    return O->getName().getAsString();
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Callee))
+    return DR->getDecl()->getNameAsString();
+  return "";
+}
+
+namespace {
+struct VarCollector : RecursiveASTVisitor<VarCollector> {
+  SmallPtrSetImpl<const VarDecl *> &Out;
+  explicit VarCollector(SmallPtrSetImpl<const VarDecl *> &Out) : Out(Out) {}
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+      Out.insert(VD);
+    return true;
+  }
+};
+
+struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
+  VarWrites &W;
+  explicit WriteCollector(VarWrites &W) : W(W) {}
+  void assign(const Expr *LHS, const Expr *RHS) {
+    if (const VarDecl *VD = getRefVar(LHS)) {
+      W.Modified.insert(VD);
+      if (RHS)
+        W.Assigned[VD].push_back(RHS);
+    }
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      assign(B->getLHS(), B->getRHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      assign(U->getSubExpr(), nullptr);
+    if (U->getOpcode() == UO_AddrOf)
+      if (const VarDecl *VD = getRefVar(U->getSubExpr())) {
+        W.Modified.insert(VD);
+        W.AddressTaken.insert(VD);
+      }
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    OverloadedOperatorKind K = C->getOperator();
+    if (C->getNumArgs() >= 1 &&
+        (C->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus))
+      assign(C->getArg(0), C->getNumArgs() > 1 && K != OO_PlusPlus &&
+                                   K != OO_MinusMinus
+                               ? C->getArg(1)
+                               : nullptr);
+    return true;
+  }
+};
+} // namespace
+
+bool mentions(const Stmt *S, const VarDecl *VD) {
+  SmallPtrSet<const VarDecl *, 8> Vars;
+  collectVars(S, Vars);
+  return Vars.count(VD);
+}
+
+void collectVars(const Stmt *S, SmallPtrSetImpl<const VarDecl *> &Out) {
+  VarCollector C(Out);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+}
+
+void VarWrites::collect(const Stmt *Body) {
+  WriteCollector C(*this);
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+namespace {
+struct DepVisitor : RecursiveASTVisitor<DepVisitor> {
+  unsigned Bits = 0;
+  function_ref<unsigned(const VarDecl *)> VarDeps;
+  explicit DepVisitor(function_ref<unsigned(const VarDecl *)> F) : VarDeps(F) {}
+  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
+    char Dim;
+    if (matchBuiltin(E, "threadIdx", Dim))
+      Bits |= depBit(DepTid, Dim);
+    else if (matchBuiltin(E, "blockIdx", Dim))
+      Bits |= depBit(DepBid, Dim);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+      Bits |= VarDeps(VD);
+    return true;
+  }
+};
+} // namespace
+
+unsigned DependenceInfo::get(const Expr *E) {
+  auto VarDeps = [this](const VarDecl *VD) { return getVar(VD); };
+  DepVisitor V(VarDeps);
+  V.TraverseStmt(const_cast<Expr *>(E));
+  return V.Bits;
+}
+
+unsigned DependenceInfo::getVar(const VarDecl *VD) {
+  auto [It, New] = Cache.try_emplace(VD, 0);
+  if (!New)
+    return It->second; // known, or in progress (a cycle adds nothing new)
+  unsigned Bits = 0;
+  if (VD->hasAttr<CUDASharedAttr>())
+    Bits = DepBid | depBit(DepBid, 'y') | depBit(DepBid, 'z');
+  else if (!VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+    Bits = 0; // a global or __constant__: the same for every thread
+  else {
+    if (Writes.AddressTaken.count(VD))
+      Bits |= DepUnknown;
+    if (const Expr *Init = VD->getInit())
+      Bits |= get(Init);
+    auto A = Writes.Assigned.find(VD);
+    if (A != Writes.Assigned.end())
+      for (const Expr *RHS : A->second)
+        Bits |= get(RHS);
+  }
+  Cache[VD] = Bits;
+  return Bits;
+}
+
+const Expr *resolveValue(const Expr *E, const VarWrites &W) {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const VarDecl *VD = getRefVar(E);
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+        !VD->getInit() || W.Modified.count(VD))
+      break;
+    E = VD->getInit();
+  }
+  return stripIntCasts(E);
+}
+
+} // namespace astra

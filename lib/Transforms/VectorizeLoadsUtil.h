@@ -1,0 +1,67 @@
+//===- VectorizeLoadsUtil.h - AST helpers of vectorize-loads ----*- C++ -*-===//
+// Private to lib/Transforms: small facts about expressions and variables of a
+// kernel that the vectorize-loads analysis needs.
+#ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSUTIL_H
+#define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSUTIL_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace astra {
+
+/// Strips parentheses, implicit casts and explicit casts to integer types.
+const clang::Expr *stripIntCasts(const clang::Expr *E);
+/// The variable \p E names (after stripIntCasts), or null.
+const clang::VarDecl *getRefVar(const clang::Expr *E);
+/// Whether \p E is `threadIdx.d` (Builtin "threadIdx"), etc.; sets \p Dim.
+bool matchBuiltin(const clang::Expr *E, llvm::StringRef Builtin, char &Dim);
+/// The name of the called function (also for unresolved calls in templates).
+std::string getCalleeName(const clang::CallExpr *C);
+/// Whether \p E mentions \p VD.
+bool mentions(const clang::Stmt *S, const clang::VarDecl *VD);
+/// The variables \p S mentions.
+void collectVars(const clang::Stmt *S,
+                 llvm::SmallPtrSetImpl<const clang::VarDecl *> &Out);
+
+/// Values assigned to the variables of a function body, flow-insensitively.
+struct VarWrites {
+  /// Right-hand sides assigned (`=`, `op=`) to each variable.
+  llvm::DenseMap<const clang::VarDecl *,
+                 llvm::SmallVector<const clang::Expr *, 2>>
+      Assigned;
+  /// Variables assigned, incremented, or whose address is taken.
+  llvm::SmallPtrSet<const clang::VarDecl *, 16> Modified;
+  llvm::SmallPtrSet<const clang::VarDecl *, 16> AddressTaken;
+
+  void collect(const clang::Stmt *Body);
+};
+
+/// Which thread/block indices a value depends on.
+enum DepBits : unsigned {
+  DepTid = 1,      ///< threadIdx.<dim> (shifted by the dimension)
+  DepBid = 8,      ///< blockIdx.<dim>
+  DepUnknown = 64, ///< a variable whose address escapes
+};
+inline unsigned depBit(unsigned Base, char Dim) { return Base << (Dim - 'x'); }
+
+class DependenceInfo {
+public:
+  explicit DependenceInfo(const VarWrites &W) : Writes(W) {}
+  /// The DepBits of \p E, following local variables to their values.
+  unsigned get(const clang::Expr *E);
+
+private:
+  unsigned getVar(const clang::VarDecl *VD);
+  const VarWrites &Writes;
+  llvm::DenseMap<const clang::VarDecl *, unsigned> Cache;
+};
+
+/// Follows a local variable that is never modified to its initializer.
+const clang::Expr *resolveValue(const clang::Expr *E, const VarWrites &W);
+
+} // namespace astra
+
+#endif

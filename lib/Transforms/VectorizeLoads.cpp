@@ -47,6 +47,7 @@
 // same element (in place).
 //
 //===----------------------------------------------------------------------===//
+#include "RewriteUtil.h"
 #include "Rewrites.h"
 #include "VectorizeLoadsPlan.h"
 #include "astra/Frontend/Kernels.h"
@@ -78,11 +79,8 @@ public:
       return makeInputError("rewrite 'vectorize-loads': width must be 16 or "
                             "8 (bytes), got " +
                             Twine(*Width));
-    for (const auto &KV : P.Values)
-      if (KV.getKey() != "width")
-        return makeInputError("rewrite 'vectorize-loads': unknown parameter "
-                              "'" +
-                              KV.getKey() + "' (known: width, kernel, loop)");
+    if (Error E = checkParamKeys(*this, P))
+      return E;
     ASTContext &Ctx = RC.getASTContext();
     for (const FunctionDecl *K : findKernels(Ctx)) {
       std::string Name = K->getNameAsString();
@@ -91,8 +89,7 @@ public:
         RewriteSite Site;
         Site.Kernel = Name;
         Site.LoopId = makeLoopId(Name, I);
-        Site.Selected = (P.Kernel.empty() || P.Kernel == Name) &&
-                        (P.Loop.empty() || P.Loop == Site.LoopId);
+        Site.Selected = isSelected(P, Name, Site.LoopId);
         VecLoopPlan Plan;
         SourceLocation Where;
         std::string Why = analyzeVectorLoop(Ctx, K, Loops[I],
@@ -107,7 +104,7 @@ public:
         Site.Applicable = true;
         unsigned W = getVectorWidth(Plan);
         Site.Detail =
-            "loop " + Site.LoopId + ": " + std::to_string(*Width) +
+            std::to_string(*Width) +
             "-byte accesses to " + std::to_string(Plan.Groups.size()) +
             " pointer offset(s), " +
             (W ? std::to_string(W) : std::string("16 / sizeof(") +
@@ -115,11 +112,9 @@ public:
             " elements per thread and step";
         if (Site.Selected && !DryRun) {
           const auto *For = cast<ForStmt>(Loops[I]);
-          SourceManager &SM = RC.getSourceManager();
           SourceLocation Begin = For->getBeginLoc();
           CharSourceRange R = CharSourceRange::getCharRange(
               Begin, Begin.getLocWithOffset(Plan.LoopText.size()));
-          (void)SM;
           if (Error E = RC.replace(R, generateVectorLoop(Plan)))
             return E;
         }

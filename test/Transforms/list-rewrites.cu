@@ -10,8 +10,10 @@ __global__ void scale(float *out, const float *in, float s, int n) {
     out[i] = in[i] / s;
 }
 
+// CHECK: list-rewrites.cu:9:3: vectorize-loads scale scale:L0: applies: 16-byte accesses
 // CHECK: list-rewrites.cu:10:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
 
+// JSON:      "rewrite": "vectorize-loads"
 // JSON:      "applies": true,
 // JSON-NEXT: "col": 14,
 // JSON-NEXT: "detail": "x/y -> __fdividef(x, y)",

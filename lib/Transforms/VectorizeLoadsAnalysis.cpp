@@ -17,6 +17,7 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
+using namespace vectorize;
 
 namespace {
 class LoopAnalyzer {

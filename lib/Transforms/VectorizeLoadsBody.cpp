@@ -21,6 +21,7 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
+using namespace vectorize;
 
 namespace {
 enum class Role { Read, Write, ReadWrite, Ldg, AddrOf, Member };

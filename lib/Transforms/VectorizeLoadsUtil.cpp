@@ -7,6 +7,7 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
+namespace vectorize {
 
 const Expr *stripIntCasts(const Expr *E) {
   while (E) {
@@ -183,4 +184,5 @@ const Expr *resolveValue(const Expr *E, const VarWrites &W) {
   return stripIntCasts(E);
 }
 
+} // namespace vectorize
 } // namespace astra

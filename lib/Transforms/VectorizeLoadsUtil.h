@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 namespace astra {
+namespace vectorize {
 
 /// Strips parentheses, implicit casts and explicit casts to integer types.
 const clang::Expr *stripIntCasts(const clang::Expr *E);
@@ -62,6 +63,7 @@ private:
 /// Follows a local variable that is never modified to its initializer.
 const clang::Expr *resolveValue(const clang::Expr *E, const VarWrites &W);
 
+} // namespace vectorize
 } // namespace astra
 
 #endif

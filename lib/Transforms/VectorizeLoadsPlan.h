@@ -37,7 +37,7 @@ struct VecGroup {
   bool IsFloat = false;   ///< element type is `float` (use float4/float2)
   bool Load = false;      ///< loaded before the lanes run
   bool Store = false;     ///< stored after the lanes ran
-  bool UseLdg = false;    ///< the original read it with __ldg
+  bool UseLdg = false;    ///< load through __ldg (the data is read-only)
   std::string Var;        ///< name of its local union variable
 };
 

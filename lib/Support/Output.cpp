@@ -15,6 +15,19 @@ Error writeFileAtomically(StringRef Path, StringRef Contents) {
     outs().flush();
     return Error::success();
   }
+  // Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written directly:
+  // renaming a temporary file over them would replace the device node.
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St) && sys::fs::exists(St) &&
+      !sys::fs::is_regular_file(St)) {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    if (EC)
+      return makeInputError(DiagLoc{Path.str()},
+                            "cannot open output file: " + EC.message());
+    OS << Contents;
+    return Error::success();
+  }
   SmallString<256> Model(Path);
   Model += ".tmp-%%%%%%";
   int FD;

@@ -3,6 +3,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
+#include <sys/stat.h>
+#include <thread>
 
 using namespace astra;
 using namespace llvm;
@@ -55,4 +57,28 @@ TEST(OutputTest, WriteIntoMissingDirectoryFails) {
   raw_string_ostream OS(S);
   EXPECT_EQ(reportError(std::move(E), "t", OS), 1);
   EXPECT_NE(S.find("y.txt: error: cannot open output file"), std::string::npos);
+}
+
+TEST(OutputTest, FifoIsWrittenNotReplaced) {
+  // A FIFO stands in for /dev/null: renaming a temporary file over a device
+  // node would replace it.
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("astra-fifo", Dir));
+  std::string Path = (Dir + "/pipe").str();
+  ASSERT_EQ(::mkfifo(Path.c_str(), 0600), 0);
+  std::string Received;
+  std::thread Reader([&] {
+    auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/false,
+                                     /*IsVolatile=*/true);
+    if (Buf)
+      Received = (*Buf)->getBuffer().str();
+  });
+  EXPECT_FALSE(errorToBool(writeFileAtomically(Path, "through the pipe")));
+  Reader.join();
+  EXPECT_EQ(Received, "through the pipe");
+  sys::fs::file_status St;
+  ASSERT_FALSE(sys::fs::status(Path, St));
+  EXPECT_EQ(St.type(), sys::fs::file_type::fifo_file);
+  sys::fs::remove_directories(Dir);
 }

@@ -124,7 +124,10 @@ bool isCudaBuiltinIndex(const Expr *E) {
   const auto *Prop = dyn_cast<MSPropertyRefExpr>(POE->getSyntacticForm());
   if (!Prop)
     return false;
-  const auto *Base = dyn_cast<DeclRefExpr>(Prop->getBaseExpr()->IgnoreParens());
+  const Expr *B = Prop->getBaseExpr()->IgnoreParens();
+  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(B))
+    B = OVE->getSourceExpr()->IgnoreParens();
+  const auto *Base = dyn_cast_or_null<DeclRefExpr>(B);
   if (!Base)
     return false;
   StringRef Name = Base->getDecl()->getName();
@@ -262,6 +265,9 @@ UseKind classifyUse(ASTContext &Ctx, const Expr *E) {
       }
       return UseKind::Escape;
     }
+    // An index is read by value (in template code it has no implicit load).
+    if (const auto *Sub = Parents[0].get<ArraySubscriptExpr>())
+      return Sub->getIdx() == Cur ? UseKind::Read : UseKind::Escape;
     if (const auto *UO = Parents[0].get<UnaryOperator>())
       return UO->isIncrementDecrementOp() ? UseKind::Write : UseKind::Escape;
     if (const auto *BO = Parents[0].get<BinaryOperator>())
@@ -353,7 +359,7 @@ static std::string print(ASTContext &Ctx, const Stmt *S) {
 }
 
 bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
-                 std::string &Why) {
+                 std::string &Why, bool AllowIntDivision) {
   E = E->IgnoreParens();
   auto Fail = [&](const Twine &Msg) {
     Why = Msg.str();
@@ -361,7 +367,7 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
   };
   auto All = [&](std::initializer_list<const Expr *> Subs) {
     for (const Expr *Sub : Subs)
-      if (!isInvariant(Ctx, Sub, CV, Why))
+      if (!isInvariant(Ctx, Sub, CV, Why, AllowIntDivision))
         return false;
     return true;
   };
@@ -413,7 +419,7 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
     if (BO->isAssignmentOp() || BO->isCommaOp())
       return Fail("'" + print(Ctx, E) + "' has side effects");
     if ((BO->getOpcode() == BO_Div || BO->getOpcode() == BO_Rem) &&
-        !BO->getType()->isRealFloatingType())
+        !BO->getType()->isRealFloatingType() && !AllowIntDivision)
       return Fail("'" + print(Ctx, E) +
                   "' is an integer division (undefined for a zero divisor, so "
                   "it cannot be evaluated ahead)");

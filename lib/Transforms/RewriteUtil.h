@@ -137,9 +137,13 @@ private:
 /// \p CV describes and can be evaluated before it without side effects:
 /// literals, unchanged variables declared outside it, `threadIdx.x` and
 /// friends, arithmetic and casts on those, and calls to pure math library
-/// functions. On failure \p Why names the first offending part.
+/// functions. Integer division is refused unless \p AllowIntDivision (it is
+/// undefined for a zero divisor, so it must not be evaluated ahead of where
+/// the program evaluates it). On failure \p Why names the first offending
+/// part.
 bool isInvariant(clang::ASTContext &Ctx, const clang::Expr *E,
-                 const ChangedVars &CV, std::string &Why);
+                 const ChangedVars &CV, std::string &Why,
+                 bool AllowIntDivision = false);
 
 /// Whether \p Name is a side-effect-free CUDA math function (float or double
 /// flavour, intrinsics included).

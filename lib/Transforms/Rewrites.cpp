@@ -8,6 +8,7 @@ namespace astra {
 std::vector<RewriteFactory> getRewriteFactories() {
   // Design section 4 order.
   return {
+      createUnroll,
       createVectorizeLoads,
       createReadOnlyCache,
       createFastMath,

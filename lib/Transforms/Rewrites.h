@@ -12,6 +12,7 @@ using RewriteFactory = std::unique_ptr<Rewrite> (*)();
 /// The factories in catalogue order (defined in Rewrites.cpp).
 std::vector<RewriteFactory> getRewriteFactories();
 
+std::unique_ptr<Rewrite> createUnroll();
 std::unique_ptr<Rewrite> createReadOnlyCache();
 std::unique_ptr<Rewrite> createVectorizeLoads();
 std::unique_ptr<Rewrite> createFastMath();

@@ -10,9 +10,17 @@ __global__ void scale(float *out, const float *in, float s, int n) {
     out[i] = in[i] / s;
 }
 
-// CHECK: list-rewrites.cu:9:3: vectorize-loads scale scale:L0: applies: 16-byte accesses
-// CHECK: list-rewrites.cu:10:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
+// CHECK:      list-rewrites.cu:9:3: unroll scale scale:L0: applies: #pragma unroll 4
+// CHECK-NEXT: list-rewrites.cu:9:3: vectorize-loads scale scale:L0: applies: 16-byte accesses
+// CHECK:      list-rewrites.cu:8:30: read-only-cache scale: does not apply: 'out': not read-only: stored through at 10:5
+// CHECK-NEXT: list-rewrites.cu:8:48: read-only-cache scale: does not apply: 'in': may alias 'out'
+// CHECK-NEXT: list-rewrites.cu:10:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
+// CHECK-NEXT: list-rewrites.cu:10:14: hoist-invariant scale scale:L0: does not apply: 'in[i] / s' is not hoisted: 'in[i]' reads memory that may change
 
+// JSON:      "applies": true,
+// JSON-NEXT: "col": 3,
+// JSON-NEXT: "detail": "#pragma unroll 4",
+// JSON:      "rewrite": "unroll"
 // JSON:      "rewrite": "vectorize-loads"
 // JSON:      "applies": true,
 // JSON-NEXT: "col": 14,

@@ -1,0 +1,384 @@
+//===- Unroll.cpp - Loop unrolling ----------------------------------------===//
+//
+// unroll[:factor=N,mode=pragma|manual]
+//   pragma (default): `#pragma unroll N` on the line before the loop; any
+//     loop kind. N=1 turns unrolling off.
+//   manual: a canonical `for (T i = a; i < n; i += s) body` (also `<=`, `++i`,
+//     `i++`) becomes
+//       { T i = a; const T i_step = s;
+//         for (; i + (N-1)*i_step < n; i += N*i_step) { body(i) ...
+//                                                       body(i+(N-1)*i_step) }
+//         for (; i < n; i += s) body }       // remainder
+//     Legal when n and s do not change in the loop (no memory reads, no
+//     calls but pure math), the body does not assign i or take its address,
+//     and has no break/continue of this loop and no goto. Like the original's
+//     final `i += s`, the guard assumes i + (N-1)*s does not overflow T.
+// Both refuse loops that already carry an unroll pragma and loops inside
+// macro expansions.
+//
+//===----------------------------------------------------------------------===//
+#include "RewriteUtil.h"
+#include "Rewrites.h"
+#include "astra/Frontend/Kernels.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+namespace {
+
+class Unroll : public Rewrite {
+public:
+  StringRef getName() const override { return "unroll"; }
+  StringRef getDescription() const override {
+    return "#pragma unroll N, or a manual unroll with a remainder loop";
+  }
+  std::vector<ParamDesc> getParams() const override {
+    return {{"factor", "4", "unroll factor (pragma: 1-1024, manual: 2-64)"},
+            {"mode", "pragma", "pragma | manual"}};
+  }
+  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
+            std::vector<RewriteSite> &Sites) override;
+};
+
+/// The `#pragma unroll`-style hint already on \p Loop, or null.
+const LoopHintAttr *getUnrollHint(ASTContext &Ctx, const Stmt *Loop) {
+  DynTypedNodeList Ps = Ctx.getParents(*Loop);
+  const auto *AS = Ps.size() == 1 ? Ps[0].get<AttributedStmt>() : nullptr;
+  if (!AS)
+    return nullptr;
+  for (const Attr *A : AS->getAttrs())
+    if (const auto *H = dyn_cast<LoopHintAttr>(A))
+      if (H->getOption() == LoopHintAttr::Unroll ||
+          H->getOption() == LoopHintAttr::UnrollCount)
+        return H;
+  return nullptr;
+}
+
+/// Finds what stops a body from being copied: a break or continue of the
+/// loop itself, a goto or a label.
+class CopyBlocker : public RecursiveASTVisitor<CopyBlocker> {
+public:
+  const Stmt *Found = nullptr;
+  bool TraverseForStmt(ForStmt *S) { return inner(S, true); }
+  bool TraverseWhileStmt(WhileStmt *S) { return inner(S, true); }
+  bool TraverseDoStmt(DoStmt *S) { return inner(S, true); }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return inner(S, true); }
+  bool TraverseSwitchStmt(SwitchStmt *S) { return inner(S, false); }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitBreakStmt(BreakStmt *S) { return found(S, !InBreakable); }
+  bool VisitContinueStmt(ContinueStmt *S) { return found(S, !InLoop); }
+  bool VisitGotoStmt(GotoStmt *S) { return found(S, true); }
+  bool VisitLabelStmt(LabelStmt *S) { return found(S, true); }
+
+private:
+  template <typename T> bool inner(T *S, bool IsLoop) {
+    bool SavedLoop = InLoop, SavedBreak = InBreakable;
+    InLoop |= IsLoop;
+    InBreakable = true;
+    bool R = RecursiveASTVisitor::TraverseStmt(S->getBody());
+    InLoop = SavedLoop;
+    InBreakable = SavedBreak;
+    return R;
+  }
+  bool found(const Stmt *S, bool Blocks) {
+    if (Blocks && !Found)
+      Found = S;
+    return true;
+  }
+  bool InLoop = false, InBreakable = false;
+};
+
+/// A for loop in the canonical form manual unrolling needs.
+struct CanonicalLoop {
+  const VarDecl *Var = nullptr;
+  const Expr *Bound = nullptr;
+  BinaryOperatorKind Cmp = BO_LT;
+  const Expr *Step = nullptr; ///< null for ++i / i++
+};
+
+class ManualUnroller {
+public:
+  ManualUnroller(RewriteContext &RC, const FunctionDecl *K, const ForStmt *F)
+      : RC(RC), Ctx(RC.getASTContext()), K(K), F(F) {}
+  /// Empty when the loop can be unrolled; else why not.
+  std::string check();
+  std::string build(int64_t Factor, StringSet<> &Taken);
+  /// File offset just past the body (and the `;` of a single statement).
+  unsigned getBodyEnd();
+
+private:
+  std::string getBodyText(StringRef Replacement);
+  bool needsParens(const DeclRefExpr *R);
+
+  RewriteContext &RC;
+  ASTContext &Ctx;
+  const FunctionDecl *K;
+  const ForStmt *F;
+  CanonicalLoop C;
+  std::vector<const DeclRefExpr *> Uses; ///< of the variable in the body
+};
+
+const DeclRefExpr *asRefTo(const Expr *E, const VarDecl *V) {
+  const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  return D && D->getDecl() == V ? D : nullptr;
+}
+
+std::string ManualUnroller::check() {
+  const char *Shape = "not a canonical 'for (T i = start; i < end; i += step)' "
+                      "loop";
+  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+  if (!DS || !DS->isSingleDecl())
+    return std::string(Shape) + ": the init must declare one variable";
+  C.Var = dyn_cast<VarDecl>(DS->getSingleDecl());
+  if (!C.Var || !C.Var->getType()->isIntegerType() || !C.Var->getInit())
+    return std::string(Shape) + ": the variable must be an initialised integer";
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE) ||
+      !asRefTo(Cond->getLHS(), C.Var))
+    return std::string(Shape) + ": the condition must be 'i < end' or 'i <= end'";
+  C.Cmp = Cond->getOpcode();
+  C.Bound = Cond->getRHS();
+  const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
+    if (!U->isIncrementOp() || !asRefTo(U->getSubExpr(), C.Var))
+      return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
+  } else if (const auto *A = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
+    if (A->getOpcode() != BO_AddAssign || !asRefTo(A->getLHS(), C.Var))
+      return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
+    C.Step = A->getRHS();
+  } else {
+    return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
+  }
+  ChangedVars InLoop(Ctx, K, F);
+  std::string Why;
+  if (!isInvariant(Ctx, C.Bound, InLoop, Why, /*AllowIntDivision=*/true))
+    return "the bound may change in the loop: " + Why;
+  if (C.Step && !isInvariant(Ctx, C.Step, InLoop, Why))
+    return "the step may change in the loop: " + Why;
+  if (ChangedVars(Ctx, K, F->getBody()).mayChange(C.Var))
+    return "the body modifies '" + C.Var->getName().str() +
+           "' or takes its address";
+  CopyBlocker B;
+  B.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  if (B.Found)
+    return "the body has a " + std::string(B.Found->getStmtClassName()) +
+           " at " + getLineCol(RC, B.Found->getBeginLoc()) +
+           " that a copy of the body would change";
+  std::string Macro = getMacroReason(RC, F->getSourceRange());
+  if (!Macro.empty())
+    return Macro;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *V;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (E->getDecl() == V)
+        Refs.push_back(E);
+      return true;
+    }
+  } Fd;
+  Fd.V = C.Var;
+  Fd.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  for (const DeclRefExpr *R : Fd.Refs)
+    if (R->getLocation().isMacroID())
+      return "'" + C.Var->getName().str() + "' is used inside a macro expansion at " +
+             getLineCol(RC, R->getLocation());
+  Uses = Fd.Refs;
+  return "";
+}
+
+/// Whether `i + k` needs parentheses where \p R stands: not as an index, a
+/// call argument, an initialiser or inside parentheses already.
+bool ManualUnroller::needsParens(const DeclRefExpr *R) {
+  const Stmt *Cur = R;
+  while (true) {
+    DynTypedNodeList Ps = Ctx.getParents(*Cur);
+    if (Ps.size() != 1)
+      return true;
+    if (Ps[0].get<VarDecl>())
+      return false;
+    const Stmt *P = Ps[0].get<Stmt>();
+    if (isa_and_nonnull<ImplicitCastExpr>(P)) {
+      Cur = P;
+      continue;
+    }
+    if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(P))
+      return Sub->getIdx() != Cur;
+    return !isa_and_nonnull<ParenExpr, CallExpr>(P);
+  }
+}
+
+/// The body's text (through the `;` of a single statement), with every use
+/// of the variable replaced by \p Replacement unless it is empty.
+std::string ManualUnroller::getBodyText(StringRef Replacement) {
+  EditBatch Offsets(RC); // only used to map locations to offsets
+  const SourceManager &SM = RC.getSourceManager();
+  StringRef Buf = SM.getBufferData(SM.getMainFileID());
+  unsigned Cur = Offsets.beginOf(F->getBody()->getSourceRange());
+  std::string Out;
+  for (const DeclRefExpr *R : Uses) {
+    if (Replacement.empty())
+      break;
+    unsigned Off = Offsets.beginOf(R->getSourceRange());
+    Out += Buf.slice(Cur, Off);
+    Out += needsParens(R) ? "(" + Replacement.str() + ")" : Replacement.str();
+    Cur = Offsets.endOf(R->getSourceRange());
+  }
+  Out += Buf.slice(Cur, getBodyEnd());
+  return Out;
+}
+
+unsigned ManualUnroller::getBodyEnd() {
+  EditBatch Offsets(RC);
+  const Stmt *Body = F->getBody();
+  if (!isa<CompoundStmt>(Body)) {
+    SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+        Body->getEndLoc(), tok::semi, RC.getSourceManager(),
+        Ctx.getLangOpts(), /*SkipTrailingWhitespaceAndNewLine=*/false);
+    if (AfterSemi.isValid())
+      return Offsets.beginOf(SourceRange(AfterSemi, AfterSemi));
+  }
+  return Offsets.endOf(Body->getSourceRange());
+}
+
+std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  std::string I = C.Var->getName().str();
+  std::string T = C.Var->getType().getUnqualifiedType().getAsString(Policy);
+  const auto *Lit = C.Step ? dyn_cast<IntegerLiteral>(C.Step->IgnoreParenImpCasts())
+                           : nullptr;
+  int64_t StepValue = !C.Step ? 1 : Lit ? Lit->getValue().getSExtValue() : 0;
+  std::string StepName;
+  if (!StepValue)
+    StepName = makeFreshName(Ctx, I + "_step", Taken);
+  auto Times = [&](int64_t K) {
+    if (StepValue)
+      return std::to_string(K * StepValue);
+    return K == 1 ? StepName : std::to_string(K) + " * " + StepName;
+  };
+  const Expr *Bound = C.Bound->IgnoreImpCasts();
+  std::string BoundText = RC.getText(Bound->getSourceRange()).str();
+  if (!isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr>(Bound))
+    BoundText = "(" + BoundText + ")";
+
+  std::string Out = "{\n" + T + " " + I + " = " +
+                    RC.getText(C.Var->getInit()->getSourceRange()).str() + ";\n";
+  if (!StepValue)
+    Out += "const " + T + " " + StepName + " = " +
+           RC.getText(C.Step->getSourceRange()).str() + ";\n";
+  Out += "for (; " + I + " + " + Times(Factor - 1) +
+         (C.Cmp == BO_LT ? " < " : " <= ") + BoundText + "; " + I + " += " +
+         Times(Factor) + ") {\n";
+  for (int64_t K = 0; K < Factor; ++K)
+    Out += getBodyText(K ? I + " + " + Times(K) : "") + "\n";
+  Out += "}\nfor (; " + RC.getText(F->getCond()->getSourceRange()).str() + "; " +
+         RC.getText(F->getInc()->getSourceRange()).str() + ")\n" +
+         getBodyText("") + "\n}";
+  return Out;
+}
+
+Expected<bool> parseManual(const RewriteParams &P) {
+  std::string Mode = P.getString("mode", "pragma");
+  if (Mode != "pragma" && Mode != "manual")
+    return makeInputError("rewrite 'unroll': parameter 'mode' must be 'pragma' "
+                          "or 'manual', got '" + Mode + "'");
+  return Mode == "manual";
+}
+
+} // namespace
+
+Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
+                  std::vector<RewriteSite> &Sites) {
+  if (Error E = checkParamKeys(*this, P))
+    return E;
+  Expected<bool> Manual = parseManual(P);
+  if (!Manual)
+    return Manual.takeError();
+  Expected<int64_t> Factor =
+      getIntInRange(P, "factor", 4, *Manual ? 2 : 1, *Manual ? 64 : 1024);
+  if (!Factor)
+    return Factor.takeError();
+  ASTContext &Ctx = RC.getASTContext();
+  EditBatch Edits(RC);
+  for (const FunctionDecl *K : findKernels(Ctx)) {
+    std::string Kernel = K->getNameAsString();
+    DenseMap<const Stmt *, std::string> LoopIds = getLoopIds(K);
+    SmallPtrSet<const Stmt *, 4> Rewritten; // manual: whole loops replaced
+    StringSet<> Taken;
+    for (const Stmt *Loop : collectLoops(K->getBody())) {
+      RewriteSite Site;
+      Site.Kernel = Kernel;
+      Site.LoopId = LoopIds.lookup(Loop);
+      Site.Loc = RC.getDiagLoc(Loop->getBeginLoc());
+      Site.Selected = isSelected(P, Kernel, Site.LoopId);
+      auto Record = [&](bool Applicable, const Twine &Detail) {
+        Site.Applicable = Applicable;
+        Site.Detail = Detail.str();
+        Sites.push_back(Site);
+        return Applicable && Site.Selected && !DryRun;
+      };
+      if (const LoopHintAttr *H = getUnrollHint(Ctx, Loop)) {
+        std::string Hint = "#pragma unroll";
+        if (H->getOption() == LoopHintAttr::UnrollCount && H->getValue())
+          Hint += " " + RC.getText(H->getValue()->getSourceRange()).str();
+        Record(false, "the loop already has '" + Hint + "'");
+        continue;
+      }
+      std::string Macro =
+          getMacroReason(RC, SourceRange(Loop->getBeginLoc(), Loop->getBeginLoc()));
+      if (!Macro.empty()) {
+        Record(false, "the loop is " + Macro);
+        continue;
+      }
+      if (!*Manual) {
+        EditBatch Probe(RC);
+        if (!insertLineBefore(RC, Probe, Loop, "")) {
+          Record(false, "the loop does not start its own line");
+          continue;
+        }
+        std::string Pragma = "#pragma unroll " + std::to_string(*Factor);
+        if (Record(true, Pragma))
+          insertLineBefore(RC, Edits, Loop, Pragma);
+        continue;
+      }
+      const auto *F = dyn_cast<ForStmt>(Loop);
+      if (!F) {
+        Record(false, "manual unrolling needs a for loop (this is a " +
+                          std::string(Loop->getStmtClassName()) + ")");
+        continue;
+      }
+      std::vector<const Stmt *> Outer = getEnclosingLoops(Ctx, Loop, LoopIds);
+      auto It = llvm::find_if(Outer, [&](const Stmt *O) { return Rewritten.count(O); });
+      ManualUnroller U(RC, K, F);
+      std::string Why = U.check();
+      if (!Why.empty()) {
+        Record(false, Why);
+        continue;
+      }
+      if (It != Outer.end() && Site.Selected) {
+        Record(false, "inside " + LoopIds.lookup(*It) +
+                          ", which is unrolled in the same run (select one "
+                          "loop with loop=)");
+        continue;
+      }
+      if (!Record(true, "manual unroll by " + std::to_string(*Factor) +
+                            " with a remainder loop"))
+        continue;
+      Rewritten.insert(F);
+      EditBatch Offsets(RC);
+      Edits.replace(Offsets.beginOf(F->getSourceRange()), U.getBodyEnd(),
+                    U.build(*Factor, Taken));
+    }
+  }
+  return Edits.commit();
+}
+
+std::unique_ptr<Rewrite> createUnroll() { return std::make_unique<Unroll>(); }
+
+} // namespace astra

@@ -143,8 +143,8 @@ Tolerance KernelSpec::toleranceFor(DType OutType) const {
 Tolerance KernelSpec::toleranceFor(const ArgSpec &A) const {
   // The kernel-level tolerance is about float rounding: integer outputs stay
   // bit-equal unless they give their own atol.
-  Tolerance T = isFloatDType(A.Type) ? toleranceFor(A.Type)
-                                     : defaultTolerance(A.Type);
+  Tolerance T =
+      isFloatDType(A.Type) ? toleranceFor(A.Type) : defaultTolerance(A.Type);
   if (A.Rtol)
     T.Rtol = *A.Rtol;
   if (A.Atol)

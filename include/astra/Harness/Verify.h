@@ -66,7 +66,7 @@ struct TimingResult {
   SpeedVerdict Verdict = SpeedVerdict::NoChange;
   double Margin = 0;             ///< the acceptance margin used
   unsigned Rounds = 0, Batch = 1, Copies = 1;
-  double Bytes = 0;              ///< nominal bytes moved per launch
+  double Bytes = 0;              ///< bytes per launch: ResolvedLaunch::MinBytes
   double FloorUs = 0;            ///< physical floor per launch
   double OrigGBs = 0, CandGBs = 0;
   double OrigPctCopy = 0, CandPctCopy = 0;

@@ -264,8 +264,10 @@ static const FunctionDecl *getUserDefinition(const ModelSource &Src,
     FD = P;
   if (!FD->hasBody(Def) || !Def)
     return nullptr;
+  // The user's code: the main file and project headers, not the CUDA,
+  // Clang or C++ library headers (system headers).
   const SourceManager &SM = Src.getSourceManager();
-  if (!SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getLocation())))
+  if (SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
     return nullptr;
   return Def;
 }

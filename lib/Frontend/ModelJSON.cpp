@@ -120,6 +120,9 @@ json::Value toJSON(const CallInfo &C) {
                                            : json::Value(C.LoopId)}};
   addIfSet(O, "function", C.Function);
   addLoc(O, C.Loc);
+  // A helper may live in a project header.
+  if (!C.Function.empty())
+    O["file"] = C.Loc.File;
   return O;
 }
 

@@ -80,6 +80,7 @@ void run(float *out, const float *in, int tokens, int d, cudaStream_t s) {
 // CHECK:      "math_calls": [
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "col": 59,
+// CHECK-NEXT:     "file": "{{.*}}templated.cu",
 // CHECK-NEXT:     "function": "vllm::detail::silu",
 // CHECK-NEXT:     "line": 15,
 // CHECK-NEXT:     "loop": "act_and_mul:L0",

@@ -1,5 +1,6 @@
 //===- Options.cpp - Command-line options shared by the modes -------------===//
 #include "Options.h"
+#include "astra/Frontend/CompileDatabase.h"
 #include "astra/Support/Error.h"
 
 using namespace llvm;
@@ -43,7 +44,15 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   S.GpuArch = GpuArch;
   S.CudaPath = findCudaPath(CudaPathOpt);
   S.ResourceDir = findResourceDir();
-  S.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  if (!BuildPath.empty()) {
+    Expected<std::vector<std::string>> Flags =
+        loadProjectFlags(BuildPath, FileName);
+    if (!Flags)
+      return Flags.takeError();
+    S.ExtraArgs = std::move(*Flags);
+  }
+  // --extra-arg comes last so that it can override the project's flags.
+  S.ExtraArgs.insert(S.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
   return S;
 }
 

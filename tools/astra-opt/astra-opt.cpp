@@ -5,6 +5,7 @@
 // rewritten file. Exit codes: 0 done, 1 bad input, 2 no GPU, 3 internal.
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLineErrors.h"
 #include "Modes.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
@@ -120,12 +121,17 @@ int main(int argc, char **argv) {
   // --help lists the rewrite catalogue after the options.
   static const std::string RewritesHelp = getRewritesHelp();
   static cl::extrahelp RewriteHelp(RewritesHelp);
+  // llvm::cl's own messages are collected and reprinted Clang-style.
+  std::string ClErrors;
+  raw_string_ostream ClErrorStream(ClErrors);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "astra-opt: rewrite CUDA kernels to make them faster, and prove "
           "each rewrite on a GPU\n",
-          &errs()))
+          &ClErrorStream)) {
+    errs() << formatCommandLineErrors("astra-opt", ClErrors);
     return static_cast<int>(ExitCode::BadInput);
+  }
   if (std::optional<int> RC = runHarnessWorkerIfRequested())
     return *RC;
   return reportError(run(), "astra-opt");

@@ -184,6 +184,8 @@ struct CallInfo {
   /// inside helpers); empty outside loops.
   std::string LoopId;
   /// The device helper function the call is in; empty for the kernel body.
+  /// Helpers may be defined in project headers: Loc.File says where (and is
+  /// printed as "file" in the JSON).
   std::string Function;
 };
 
@@ -227,8 +229,8 @@ struct KernelInfo {
   std::vector<CallInfo> WarpIntrinsics;
   /// Other CUDA intrinsics already used: __ldg, __expf, __fdividef, ...
   std::vector<CallInfo> Intrinsics;
-  /// Device functions of the main file called (directly or not) by the
-  /// kernel; their math calls, barriers and intrinsics are listed above with
+  /// Device functions of the user's code (the main file and project
+  /// headers, not system headers) called (directly or not) by the kernel; their math calls, barriers and intrinsics are listed above with
   /// Function set. Global accesses are tracked in the kernel body only.
   std::vector<std::string> DeviceCalls;
 

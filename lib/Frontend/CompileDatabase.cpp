@@ -1,0 +1,147 @@
+//===- CompileDatabase.cpp - Project flags from compile_commands.json -----===//
+#include "astra/Frontend/CompileDatabase.h"
+#include "astra/Support/Error.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+/// How a kept flag is spelled for Clang, and whether its value is a path.
+struct FlagKind {
+  const char *Clang;
+  bool Path;
+};
+} // namespace
+
+/// Flags kept with a value, by every spelling (GCC/Clang and nvcc).
+static std::optional<FlagKind> getValueFlag(StringRef Name) {
+  return StringSwitch<std::optional<FlagKind>>(Name)
+      .Cases("-I", "--include-path", FlagKind{"-I", true})
+      .Cases("-isystem", "--system-include", FlagKind{"-isystem", true})
+      .Case("-iquote", FlagKind{"-iquote", true})
+      .Case("-idirafter", FlagKind{"-idirafter", true})
+      .Cases("-D", "--define-macro", FlagKind{"-D", false})
+      .Cases("-U", "--undefine-macro", FlagKind{"-U", false})
+      .Cases("-include", "--pre-include", FlagKind{"-include", true})
+      .Case("-imacros", FlagKind{"-imacros", true})
+      .Cases("-std", "--std", FlagKind{"-std=", false})
+      .Case("--cuda-path", FlagKind{"--cuda-path=", true})
+      .Default(std::nullopt);
+}
+
+/// Flags dropped together with a separate value.
+static bool dropsNextArg(StringRef A) {
+  return StringSwitch<bool>(A)
+      .Cases("-o", "-x", "-MF", "-MT", "-MQ", "-arch", "-gencode", true)
+      .Cases("--output-file", "--generate-code", "--gpu-architecture", true)
+      .Cases("-Xcompiler", "--compiler-options", "-Xlinker", "-Xptxas", true)
+      .Cases("-ccbin", "--compiler-bindir", "-Xclang", "-Xcuda-ptxas", true)
+      .Cases("--offload-arch", "--cuda-gpu-arch", "-target", "--threads",
+             true)
+      .Default(false);
+}
+
+static std::string absolute(StringRef Path, StringRef Directory) {
+  if (Path.empty() || sys::path::is_absolute(Path) || Directory.empty())
+    return Path.str();
+  SmallString<256> P(Directory);
+  sys::path::append(P, Path);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return P.str().str();
+}
+
+static bool isSource(StringRef A) {
+  StringRef Ext = sys::path::extension(A);
+  return StringSwitch<bool>(Ext)
+      .Cases(".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".C", true)
+      .Default(false);
+}
+
+std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine,
+                                          StringRef File,
+                                          StringRef Directory) {
+  std::vector<std::string> Out;
+  auto Keep = [&](const FlagKind &K, StringRef Value) {
+    std::string V = K.Path ? absolute(Value, Directory) : Value.str();
+    StringRef Clang = K.Clang;
+    if (Clang.ends_with("=") || Clang == "-I" || Clang == "-D" ||
+        Clang == "-U") {
+      Out.push_back((Clang + V).str());
+    } else {
+      Out.push_back(Clang.str());
+      Out.push_back(V);
+    }
+  };
+  for (size_t I = 1; I < CommandLine.size(); ++I) {
+    StringRef A = CommandLine[I];
+    if (A == File || (!A.starts_with("-") && isSource(A)))
+      continue;
+    if (dropsNextArg(A)) {
+      ++I;
+      continue;
+    }
+    // -I dir, -D X, -isystem dir, -include file, --pre-include file.
+    if (std::optional<FlagKind> K = getValueFlag(A)) {
+      if (I + 1 < CommandLine.size())
+        Keep(*K, CommandLine[++I]);
+      continue;
+    }
+    // -Idir, -DX=1, -UX, -isystemdir.
+    bool Joined = false;
+    for (StringRef Prefix : {"-I", "-D", "-U", "-isystem", "-iquote",
+                             "-idirafter"})
+      if (A.size() > Prefix.size() && A.starts_with(Prefix) &&
+          !A.starts_with("-isysroot")) {
+        Keep(*getValueFlag(Prefix), A.drop_front(Prefix.size()));
+        Joined = true;
+        break;
+      }
+    if (Joined)
+      continue;
+    // --flag=value and -std=c++17.
+    if (A.starts_with("-") && A.contains('=')) {
+      auto [Name, Value] = A.split('=');
+      if (std::optional<FlagKind> K = getValueFlag(Name))
+        Keep(*K, Value);
+    }
+  }
+  return Out;
+}
+
+Expected<std::vector<std::string>> loadProjectFlags(StringRef BuildDir,
+                                                    StringRef File) {
+  SmallString<256> DbPath(BuildDir);
+  sys::path::append(DbPath, "compile_commands.json");
+  std::string Err;
+  std::unique_ptr<clang::tooling::JSONCompilationDatabase> Db =
+      clang::tooling::JSONCompilationDatabase::loadFromFile(
+          DbPath, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!Db) {
+    StringRef Msg = Err;
+    Msg.consume_front("Error while opening JSON database: ");
+    return makeInputError(DiagLoc{DbPath.str().str()},
+                          "cannot load compilation database: " + Msg);
+  }
+  SmallString<256> Abs(File);
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  std::vector<clang::tooling::CompileCommand> Cmds =
+      Db->getCompileCommands(Abs);
+  if (Cmds.empty()) {
+    SmallString<256> Real;
+    if (!sys::fs::real_path(File, Real))
+      Cmds = Db->getCompileCommands(Real);
+  }
+  if (Cmds.empty())
+    return makeInputError(DiagLoc{DbPath.str().str()},
+                          "no compile command for '" + File + "'");
+  const clang::tooling::CompileCommand &C = Cmds.front();
+  return filterParseFlags(C.CommandLine, C.Filename, C.Directory);
+}
+
+} // namespace astra

@@ -1,0 +1,58 @@
+//===- CompileDatabaseTest.cpp - Flags kept from compile_commands.json ----===//
+#include "astra/Frontend/CompileDatabase.h"
+#include "gtest/gtest.h"
+
+using namespace astra;
+
+namespace {
+
+std::vector<std::string> filter(std::vector<std::string> Cmd,
+                                llvm::StringRef Dir = "/b") {
+  return filterParseFlags(Cmd, "/s/k.cu", Dir);
+}
+
+TEST(CompileDatabaseTest, KeepsIncludesAndMacros) {
+  EXPECT_EQ(filter({"clang++", "-I/inc", "-I", "/inc2", "-isystem", "/sys",
+                    "-DA=1", "-D", "B", "-UC", "-iquote", "/q",
+                    "-idirafter", "/after", "/s/k.cu"}),
+            (std::vector<std::string>{"-I/inc", "-I/inc2", "-isystem", "/sys",
+                                      "-DA=1", "-DB", "-UC", "-iquote", "/q",
+                                      "-idirafter", "/after"}));
+}
+
+TEST(CompileDatabaseTest, RelativePathsAgainstDirectory) {
+  EXPECT_EQ(filter({"nvcc", "-I../src/include", "-isystem", "third_party",
+                    "-include", "pch.h", "--cuda-path=cuda"},
+                   "/proj/build"),
+            (std::vector<std::string>{
+                "-I/proj/src/include", "-isystem", "/proj/build/third_party",
+                "-include", "/proj/build/pch.h",
+                "--cuda-path=/proj/build/cuda"}));
+}
+
+TEST(CompileDatabaseTest, NvccSpellings) {
+  EXPECT_EQ(filter({"nvcc", "--include-path=/i", "--define-macro", "X=2",
+                    "--pre-include=/p.h", "--std", "c++20"}),
+            (std::vector<std::string>{"-I/i", "-DX=2", "-include", "/p.h",
+                                      "-std=c++20"}));
+}
+
+TEST(CompileDatabaseTest, DropsOutputsArchitecturesAndNvccOptions) {
+  EXPECT_EQ(
+      filter({"/usr/local/cuda/bin/nvcc", "-forward-unknown-to-host-compiler",
+              "--expt-relaxed-constexpr",
+              "--generate-code=arch=compute_80,code=[compute_80,sm_80]",
+              "-gencode", "arch=compute_90,code=sm_90", "-arch", "sm_80",
+              "--cuda-gpu-arch=sm_80", "--offload-arch=sm_90",
+              "-Xcompiler=-fPIC", "-Xcompiler", "-Wall", "-O3", "-g",
+              "-Wno-deprecated", "-fPIC", "-x", "cu", "-c", "/s/k.cu", "-o",
+              "k.o", "-MD", "-MT", "k.o", "-MF", "k.d", "-std=c++17"}),
+      (std::vector<std::string>{"-std=c++17"}));
+}
+
+TEST(CompileDatabaseTest, DropsOtherSourcesButNotSysroot) {
+  EXPECT_EQ(filter({"clang++", "other.cu", "-isysroot", "/sdk", "-I/i"}),
+            (std::vector<std::string>{"-I/i"}));
+}
+
+} // namespace

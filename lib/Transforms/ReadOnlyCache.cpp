@@ -95,18 +95,7 @@ private:
 };
 
 void PointerTracker::collect(const FunctionDecl *Kernel, const VarDecl *V) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const VarDecl *V;
-    std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      if (E->getDecl() == V)
-        Refs.push_back(E);
-      return true;
-    }
-  } F;
-  F.V = V;
-  F.TraverseStmt(Kernel->getBody());
-  for (const DeclRefExpr *Ref : F.Refs) {
+  for (const DeclRefExpr *Ref : findRefs(Kernel->getBody(), V)) {
     if (classifyUse(Ctx, Ref) == UseKind::Write) {
       block(Ref, "'" + V->getName() + "' is modified");
       continue;

@@ -54,11 +54,10 @@ DenseMap<const Stmt *, std::string> getLoopIds(const FunctionDecl *Kernel) {
 }
 
 static CharSourceRange getEditableRange(const RewriteContext &RC,
-                                       SourceRange R) {
+                                        SourceRange R) {
   const SourceManager &SM = RC.getSourceManager();
-  CharSourceRange FR =
-      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM,
-                               RC.getASTContext().getLangOpts());
+  CharSourceRange FR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(R), SM, RC.getASTContext().getLangOpts());
   if (FR.isInvalid() || !SM.isInMainFile(FR.getBegin()))
     return CharSourceRange();
   return FR;
@@ -203,8 +202,8 @@ Error EditBatch::commit() {
   return Error::success();
 }
 
-bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
-                      const Stmt *S, StringRef Text) {
+bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits, const Stmt *S,
+                      StringRef Text) {
   // A loop with `#pragma unroll` is an AttributedStmt that starts at the
   // pragma's argument: insert before the pragma line.
   SourceLocation Loc = S->getBeginLoc();
@@ -216,8 +215,10 @@ bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
   size_t LineStart = Buf.rfind('\n', Off);
   LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
   StringRef Before = Buf.slice(LineStart, Off);
-  StringRef Indent = Before.take_while([](char C) { return C == ' ' || C == '\t'; });
-  bool IsPragma = isa<AttributedStmt>(S) && Before.trim().starts_with("#pragma");
+  StringRef Indent =
+      Before.take_while([](char C) { return C == ' ' || C == '\t'; });
+  bool IsPragma =
+      isa<AttributedStmt>(S) && Before.trim().starts_with("#pragma");
   if (!Before.trim().empty() && !IsPragma)
     return false;
   Edits.insert(LineStart, (Indent + Text + "\n").str());
@@ -298,8 +299,8 @@ public:
   bool inRegion(SourceLocation L) const {
     const SourceManager &SM = Ctx.getSourceManager();
     L = SM.getExpansionLoc(L);
-    return !SM.isBeforeInTranslationUnit(L,
-                                         SM.getExpansionLoc(Region.getBegin())) &&
+    return !SM.isBeforeInTranslationUnit(
+               L, SM.getExpansionLoc(Region.getBegin())) &&
            !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Region.getEnd()),
                                          L);
   }
@@ -320,7 +321,8 @@ ChangedVars::ChangedVars(ASTContext &Ctx, const FunctionDecl *Fn,
 
 bool ChangedVars::isDeclaredInside(const VarDecl *V) const {
   SourceLocation L = SM.getExpansionLoc(V->getLocation());
-  return !SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(Region.getBegin())) &&
+  return !SM.isBeforeInTranslationUnit(L,
+                                       SM.getExpansionLoc(Region.getBegin())) &&
          !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Region.getEnd()), L);
 }
 
@@ -332,19 +334,19 @@ bool isPureMathFunction(StringRef Name) {
   static const StringSet<> Pure = [] {
     StringSet<> S;
     for (StringRef Base :
-         {"exp",  "exp2",  "exp10", "expm1", "log",   "log2",  "log10",
-          "log1p", "sqrt", "rsqrt", "cbrt",  "rcbrt", "sin",   "cos",
-          "tan",  "sinh",  "cosh",  "tanh",  "asin",  "acos",  "atan",
-          "atan2", "pow",  "fabs",  "fmin",  "fmax",  "floor", "ceil",
-          "trunc", "round", "rint", "fma",   "hypot", "erf",   "erfc",
+         {"exp",   "exp2",  "exp10", "expm1", "log",   "log2",  "log10",
+          "log1p", "sqrt",  "rsqrt", "cbrt",  "rcbrt", "sin",   "cos",
+          "tan",   "sinh",  "cosh",  "tanh",  "asin",  "acos",  "atan",
+          "atan2", "pow",   "fabs",  "fmin",  "fmax",  "floor", "ceil",
+          "trunc", "round", "rint",  "fma",   "hypot", "erf",   "erfc",
           "sinpi", "cospi"}) {
       S.insert(Base);
       S.insert((Base + "f").str());
     }
     for (StringRef Intrinsic :
          {"__expf", "__exp10f", "__logf", "__log2f", "__log10f", "__sinf",
-          "__cosf", "__tanf", "__powf", "__fdividef", "__frcp_rn",
-          "__fsqrt_rn", "__frsqrt_rn", "__saturatef", "min", "max"})
+          "__cosf", "__tanf", "__powf", "__fdividef", "__frcp_rn", "__fsqrt_rn",
+          "__frsqrt_rn", "__saturatef", "min", "max"})
       S.insert(Intrinsic);
     return S;
   }();
@@ -371,8 +373,8 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
         return false;
     return true;
   };
-  if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral,
-          CXXBoolLiteralExpr, UnaryExprOrTypeTraitExpr>(E) ||
+  if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, CXXBoolLiteralExpr,
+          UnaryExprOrTypeTraitExpr>(E) ||
       isCudaBuiltinIndex(E))
     return true;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
@@ -442,6 +444,21 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
   if (E->isTypeDependent() || E->isValueDependent())
     return Fail("'" + print(Ctx, E) + "' depends on a template parameter");
   return Fail("'" + print(Ctx, E) + "' is not analysed");
+}
+
+std::vector<const DeclRefExpr *> findRefs(const Stmt *S, const VarDecl *V) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *V = nullptr;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (E->getDecl() == V)
+        Refs.push_back(E);
+      return true;
+    }
+  } F;
+  F.V = V;
+  F.TraverseStmt(const_cast<Stmt *>(S));
+  return F.Refs;
 }
 
 } // namespace astra

@@ -106,6 +106,10 @@ bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits,
 std::string makeFreshName(clang::ASTContext &Ctx, llvm::StringRef Base,
                           llvm::StringSet<> &Taken);
 
+/// Every reference to \p V inside \p S, in source order.
+std::vector<const clang::DeclRefExpr *> findRefs(const clang::Stmt *S,
+                                                 const clang::VarDecl *V);
+
 /// How an expression naming a variable is used.
 enum class UseKind {
   Read,   ///< its value is loaded

@@ -174,22 +174,11 @@ std::string ManualUnroller::check() {
   std::string Macro = getMacroReason(RC, F->getSourceRange());
   if (!Macro.empty())
     return Macro;
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const VarDecl *V;
-    std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      if (E->getDecl() == V)
-        Refs.push_back(E);
-      return true;
-    }
-  } Fd;
-  Fd.V = C.Var;
-  Fd.TraverseStmt(const_cast<Stmt *>(F->getBody()));
-  for (const DeclRefExpr *R : Fd.Refs)
+  Uses = findRefs(F->getBody(), C.Var);
+  for (const DeclRefExpr *R : Uses)
     if (R->getLocation().isMacroID())
       return "'" + C.Var->getName().str() + "' is used inside a macro expansion at " +
              getLineCol(RC, R->getLocation());
-  Uses = Fd.Refs;
   return "";
 }
 

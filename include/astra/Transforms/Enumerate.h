@@ -1,0 +1,47 @@
+//===- Enumerate.h - Every way the catalogue can rewrite a file -*- C++ -*-===//
+//
+// The search agent's view of the catalogue: every applicable (rewrite, site,
+// parameter value), each as RewriteParams that applyRewrite() accepts and
+// that print back as the `--apply=` text they were parsed from. Plans
+// (lib/Agent) are ordered lists of these.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_TRANSFORMS_ENUMERATE_H
+#define ASTRA_TRANSFORMS_ENUMERATE_H
+
+#include "astra/Support/CompileSetup.h"
+#include "astra/Transforms/Rewrite.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// One applicable way to run one rewrite at one site.
+struct RewriteOption {
+  /// Name, site selection (kernel=, loop=) and the rewrite's own values.
+  RewriteParams Params;
+  /// Where: the loop id (`rmsnorm:L0`) or the kernel's source name.
+  std::string Site;
+  DiagLoc Loc;
+  /// What it would do there.
+  std::string Detail;
+  /// The rewrite may change floating-point results in the last bits
+  /// (reassociation, fast intrinsics); the harness's tolerance decides.
+  bool ChangesRounding = false;
+};
+
+/// The canonical `--apply=` text of \p P: `name[:kernel=K,loop=L,k=v,...]`,
+/// keys in a stable order. RewriteParams::parse(formatRewriteParams(P))
+/// gives P back.
+std::string formatRewriteParams(const RewriteParams &P);
+
+/// Every applicable option of every rewrite in \p Code, restricted to the
+/// kernel with source name \p Kernel when given, in a stable order (catalogue
+/// order, then source order of sites, then parameter values).
+llvm::Expected<std::vector<RewriteOption>>
+enumerateRewrites(const CompileSetup &Setup, llvm::StringRef FileName,
+                  llvm::StringRef Code, llvm::StringRef Kernel = "");
+
+} // namespace astra
+
+#endif // ASTRA_TRANSFORMS_ENUMERATE_H

@@ -44,6 +44,10 @@ Error makeInternalError(const Twine &Msg) {
   return make_error<AstraError>(ExitCode::Internal, Msg.str());
 }
 
+Error makeInterruptedError(const Twine &Msg) {
+  return make_error<AstraError>(ExitCode::Interrupted, Msg.str());
+}
+
 int reportError(Error E, StringRef Tool, raw_ostream &OS) {
   int Code = 0;
   handleAllErrors(

@@ -28,6 +28,14 @@ llvm::Error runSpecMode(const CompileSetup &Setup, const InputSource &In,
 llvm::Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
                           bool &Handled);
 
+/// --agent-rewrite: search, prove and keep faster kernels.
+llvm::Error runAgentMode(const CompileSetup &Setup, const InputSource &In,
+                         bool &Handled);
+
+/// --apply-plan: replay a saved plan (no GPU needed).
+llvm::Error runPlanMode(const CompileSetup &Setup, const InputSource &In,
+                        bool &Handled);
+
 /// --harness-worker (internal): the harness's child process. Returns its
 /// exit code when requested.
 std::optional<int> runHarnessWorkerIfRequested();

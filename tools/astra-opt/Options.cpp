@@ -2,6 +2,9 @@
 #include "Options.h"
 #include "astra/Frontend/CompileDatabase.h"
 #include "astra/Support/Error.h"
+#include "astra/Support/Output.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
@@ -36,6 +39,50 @@ cl::opt<std::string> SpecFile("spec",
                              cl::desc("Launch spec of the input's kernels "
                                       "(.astra.json; see docs/spec.md)"),
                              cl::value_desc("file"), cl::cat(AstraCategory));
+
+cl::list<std::string>
+    KernelNames("kernel",
+                cl::desc("--verify, --agent-rewrite: only this kernel of the "
+                         "spec (repeatable; default: all)"),
+                cl::value_desc("name"), cl::cat(AstraCategory));
+cl::opt<std::string>
+    ReportFile("report",
+               cl::desc("--verify, --agent-rewrite: write the full results "
+                        "(JSON; the agent also writes a .md beside it)"),
+               cl::value_desc("file"), cl::cat(AstraCategory));
+cl::opt<unsigned> HarnessTimeout(
+    "harness-timeout",
+    cl::desc("Seconds before a candidate counts as hung (default 300)"),
+    cl::init(300), cl::cat(AstraCategory));
+cl::opt<bool> NoEdgeShapes("no-edge-shapes",
+                           cl::desc("Only the spec's shapes, no generated "
+                                    "edge shapes"),
+                           cl::cat(AstraCategory));
+cl::opt<std::string>
+    HarnessKeep("harness-keep",
+                cl::desc("--verify: keep the worker's job, log and result "
+                         "in this directory"),
+                cl::value_desc("dir"), cl::cat(AstraCategory));
+cl::opt<bool>
+    InPlace("in-place",
+            cl::desc("Write the result over the input (atomically), "
+                     "keeping the original as <file>.orig"),
+            cl::cat(AstraCategory));
+
+std::string defaultSpecPath(StringRef File) {
+  SmallString<128> P(File);
+  sys::path::replace_extension(P, "astra.json");
+  return std::string(P);
+}
+
+Error writeResult(StringRef OriginalText, StringRef Code) {
+  if (!InPlace)
+    return writeFileAtomically(OutputFile, Code);
+  // The backup is written first: if it fails, the input is untouched.
+  if (Error E = writeFileAtomically(InputFile + ".orig", OriginalText))
+    return E;
+  return writeFileAtomically(InputFile, Code);
+}
 
 Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   if (Error E = checkGpuArch(GpuArch))

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Modes.h"
 #include "astra/Codegen/PtxEmitter.h"
+#include "astra/Frontend/KernelSource.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Harness/Verify.h"
 #include "astra/Support/Error.h"
@@ -32,34 +33,11 @@ static cl::opt<std::string>
                   cl::desc("--verify: the candidate .cu file (default: the "
                            "input after --apply, else the input itself)"),
                   cl::value_desc("file"), cl::cat(AstraCategory));
-static cl::list<std::string>
-    VerifyKernel("kernel",
-                 cl::desc("--verify: only this kernel of the spec "
-                          "(repeatable; default: all)"),
-                 cl::value_desc("name"), cl::cat(AstraCategory));
-static cl::opt<std::string>
-    ReportFile("report", cl::desc("--verify: write the full results (JSON)"),
-               cl::value_desc("file"), cl::cat(AstraCategory));
-static cl::opt<unsigned> HarnessTimeout(
-    "harness-timeout",
-    cl::desc("--verify: seconds before a candidate counts as hung "
-             "(default 300)"),
-    cl::init(300), cl::cat(AstraCategory));
 static cl::opt<double>
-    TimeBudget("time-budget",
-               cl::desc("--verify: timing budget per shape in seconds "
-                        "(default 1)"),
-               cl::init(1.0), cl::cat(AstraCategory));
-static cl::opt<bool>
-    NoEdgeShapes("no-edge-shapes",
-                 cl::desc("--verify: only the spec's shapes, no generated "
-                          "edge shapes"),
-                 cl::cat(AstraCategory));
-static cl::opt<std::string>
-    HarnessKeep("harness-keep",
-                cl::desc("--verify: keep the worker's job, log and result "
-                         "in this directory"),
-                cl::value_desc("dir"), cl::cat(AstraCategory));
+    ShapeTime("shape-time",
+              cl::desc("--verify: timing budget per shape in seconds "
+                       "(default 1)"),
+              cl::init(1.0), cl::cat(AstraCategory));
 static cl::opt<std::string> HarnessWorker("harness-worker", cl::Hidden,
                                           cl::desc("(internal) run a job"),
                                           cl::cat(AstraCategory));
@@ -68,31 +46,6 @@ std::optional<int> runHarnessWorkerIfRequested() {
   if (HarnessWorker.empty())
     return std::nullopt;
   return runHarnessWorker(HarnessWorker);
-}
-
-/// The default spec path: `dir/name.astra.json` for `dir/name.cu`.
-static std::string defaultSpecPath(StringRef File) {
-  SmallString<128> P(File);
-  sys::path::replace_extension(P, "astra.json");
-  return std::string(P);
-}
-
-/// Makes sure the compile unit holds the instantiation a spec names
-/// (`act_and_mul<__half>`): a reference from a host variable instantiates
-/// the kernel template, and the device compile emits it.
-static std::string withInstantiations(StringRef Code,
-                                      ArrayRef<std::string> Names) {
-  std::string Out = Code.str();
-  unsigned N = 0;
-  for (const std::string &Name : Names) {
-    if (!StringRef(Name).contains('<'))
-      continue;
-    Out += formatv("\nstatic void *const __astra_instantiate_{0} = "
-                   "(void *)&{1};\n",
-                   N++, Name)
-               .str();
-  }
-  return Out;
 }
 
 Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
@@ -125,8 +78,8 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
 
   std::vector<std::string> Names;
   for (const KernelSpec &K : SF->Kernels)
-    if (VerifyKernel.empty() ||
-        llvm::is_contained(VerifyKernel, K.Kernel))
+    if (KernelNames.empty() ||
+        llvm::is_contained(KernelNames, K.Kernel))
       Names.push_back(K.Kernel);
   if (Names.empty())
     return makeInputError(Spec + ": none of the --kernel names is in the "
@@ -164,7 +117,7 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     Opts.CandidateFile = CandName;
     Opts.IsControlRun = Control;
     Opts.TimeoutSeconds = HarnessTimeout;
-    Opts.TimeBudget = TimeBudget;
+    Opts.TimeBudget = ShapeTime;
     Opts.EdgeShapes = !NoEdgeShapes;
     Opts.KeepDir = HarnessKeep;
     Opts.MakePtx = MakePtx;

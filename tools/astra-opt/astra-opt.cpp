@@ -23,12 +23,6 @@ static cl::list<std::string>
                    "loop= select where (repeatable, applied in order)"),
           cl::value_desc("rewrite"), cl::cat(AstraCategory));
 
-static cl::opt<bool>
-    InPlace("in-place",
-            cl::desc("Write the rewritten file over the input (atomically), "
-                     "keeping the original as <file>.orig"),
-            cl::cat(AstraCategory));
-
 static cl::opt<bool> PrintPaths(
     "print-paths",
     cl::desc("Print the Clang resource directory and CUDA toolkit in use"),
@@ -101,16 +95,15 @@ static Error run() {
     return E;
   if (Error E = runVerifyMode(*Setup, In, Handled); E || Handled)
     return E;
+  if (Error E = runAgentMode(*Setup, In, Handled); E || Handled)
+    return E;
+  if (Error E = runPlanMode(*Setup, In, Handled); E || Handled)
+    return E;
 
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "
                           "--print-kernel-model, ... (see --help)");
-  if (!InPlace)
-    return writeFileAtomically(OutputFile, In.Code);
-  // The backup is written first: if it fails, the input is untouched.
-  if (Error E = writeFileAtomically(InputFile + ".orig", (*Buf)->getBuffer()))
-    return E;
-  return writeFileAtomically(InputFile, In.Code);
+  return writeResult((*Buf)->getBuffer(), In.Code);
 }
 
 int main(int argc, char **argv) {

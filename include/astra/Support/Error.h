@@ -20,6 +20,7 @@ enum class ExitCode : int {
   BadInput = 1, ///< bad input, usage, or a rewrite that does not apply
   NoDevice = 2, ///< no GPU or CUDA driver where one is needed
   Internal = 3, ///< a bug or an unexpected environment failure
+  Interrupted = 130, ///< stopped by SIGINT (Ctrl-C), as shells report it
 };
 
 /// A source position for diagnostics. Line and Col are 1-based; 0 = unknown.
@@ -56,6 +57,7 @@ llvm::Error makeInputError(const llvm::Twine &Msg);
 llvm::Error makeInputError(const DiagLoc &Loc, const llvm::Twine &Msg);
 llvm::Error makeDeviceError(const llvm::Twine &Msg);
 llvm::Error makeInternalError(const llvm::Twine &Msg);
+llvm::Error makeInterruptedError(const llvm::Twine &Msg);
 
 /// Prints every error in \p E to \p OS (prefixed with \p Tool for errors that
 /// carry no location) and returns the highest exit code among them.

@@ -1,0 +1,67 @@
+//===- Plan.h - Replayable plans --------------------------------*- C++ -*-===//
+//
+// A plan is what the agent found, in a form a build can replay without a GPU
+// (`astra-opt --apply-plan p.json in.cu -o out.cu`): per kernel, the ordered
+// catalogue applications (their `--apply=` text) that produced the winner,
+// and the SHA-256 of the source file they were found on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENT_PLAN_H
+#define ASTRA_AGENT_PLAN_H
+
+#include "astra/Support/CompileSetup.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// One kernel's winning plan.
+struct KernelPlan {
+  std::string Kernel;             ///< as the spec names it
+  std::vector<std::string> Steps; ///< `--apply=` texts, in order
+  double Speedup = 1;             ///< the verified geomean speedup
+  /// The launch contract the winner was verified with, when a rewrite
+  /// changed it (empty otherwise).
+  llvm::json::Object Launch;
+};
+
+struct PlanFile {
+  static constexpr int Version = 1;
+  std::string Source;     ///< the source file's name, as given
+  std::string SourceHash; ///< "sha256:<hex>" of its contents
+  std::string GpuArch;
+  std::vector<KernelPlan> Kernels;
+};
+
+/// "sha256:<64 hex digits>" of \p Text.
+std::string hashText(llvm::StringRef Text);
+
+/// Plan steps joined for display: "a:k=v + b".
+std::string formatSteps(const std::vector<std::string> &Steps);
+
+llvm::json::Value toJSON(const PlanFile &P);
+/// Parses a plan; errors (exit 1) name the file and the field.
+llvm::Expected<PlanFile> parsePlan(llvm::StringRef JSON,
+                                   llvm::StringRef FileName);
+llvm::Expected<PlanFile> readPlanFile(llvm::StringRef Path);
+
+/// Applies \p Steps to \p Code in order. A step that no longer applies is an
+/// error (exit 1) that names the step and why.
+llvm::Expected<std::string> applySteps(const CompileSetup &Setup,
+                                       llvm::StringRef FileName,
+                                       llvm::StringRef Code,
+                                       llvm::ArrayRef<std::string> Steps);
+
+/// Replays \p P on \p Code: every kernel's steps in the plan's order. When the
+/// source hash differs the steps are still tried and \p Warnings says so; a
+/// step whose site is gone is an error naming the kernel and the step.
+llvm::Expected<std::string> applyPlan(const CompileSetup &Setup,
+                                      llvm::StringRef FileName,
+                                      llvm::StringRef Code, const PlanFile &P,
+                                      std::vector<std::string> &Warnings);
+
+} // namespace astra
+
+#endif // ASTRA_AGENT_PLAN_H

@@ -1,0 +1,66 @@
+//===- Run.h - --agent-rewrite over a whole file ----------------*- C++ -*-===//
+//
+// Runs the agent loop for every kernel of the spec (or those asked for),
+// composes the winners into one file, re-verifies each kernel's winner in the
+// composed file with the full protocol in a fresh process, and keeps a
+// kernel's rewrite only if that re-verification still says faster.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENT_RUN_H
+#define ASTRA_AGENT_RUN_H
+
+#include "astra/Agent/Loop.h"
+#include "astra/Agent/Plan.h"
+#include "astra/Harness/Spec.h"
+
+namespace astra {
+
+struct AgentOptions {
+  std::string FileName; ///< as given (diagnostics, reports)
+  std::string Code;     ///< the original contents
+  std::string SpecPath;
+  std::vector<std::string> Kernels; ///< spec names; empty: all
+  std::string AgentName = "search";
+  SearchOptions Search;
+  LoopOptions Loop;
+  bool AllowRegression = false;
+  /// Makes the evaluator for one kernel given the original file's PTX.
+  std::function<llvm::Expected<std::unique_ptr<Evaluator>>(
+      const KernelSpec &K, llvm::StringRef OriginalPtx)>
+      MakeEvaluator;
+  /// Makes the agent for one kernel (default: the search agent).
+  std::function<std::unique_ptr<Agent>()> MakeAgent;
+};
+
+struct KernelOutcome {
+  KernelRun Run;
+  /// Index into Run.Evaluations of the kept candidate.
+  std::optional<unsigned> Kept;
+  /// The re-verification of the kept candidate in the composed file.
+  std::optional<VerifyResult> FinalCheck;
+  /// Candidates whose re-verification failed (index, verdict text).
+  std::vector<std::pair<unsigned, std::string>> FailedRechecks;
+  std::string Summary; ///< why this outcome, in a sentence
+};
+
+struct AgentResult {
+  std::string FileName, SourceHash, GpuArch, AgentName;
+  SearchOptions Search;
+  unsigned Budget = 0;
+  double TimeBudget = 0;
+  std::vector<KernelOutcome> Kernels;
+  std::string OutputCode; ///< the input unless some kernel improved
+  bool Changed = false;   ///< OutputCode differs from the input
+  PlanFile Plan;
+  bool Interrupted = false;
+  double WallSeconds = 0;
+  std::optional<DeviceInfo> Device;
+};
+
+/// Runs --agent-rewrite. Errors: bad input (1), no device (2), internal (3).
+llvm::Expected<AgentResult> runAgent(const CompileSetup &Setup,
+                                     const AgentOptions &Opts);
+
+} // namespace astra
+
+#endif // ASTRA_AGENT_RUN_H

@@ -1,0 +1,104 @@
+//===- ReportJSON.cpp - The agent's report as JSON ------------------------===//
+#include "astra/Agent/Report.h"
+
+using namespace llvm;
+
+namespace astra {
+
+json::Value toJSON(const Evaluation &E) {
+  json::Object O{{"index", E.Index},
+                 {"round", E.Round},
+                 {"key", E.Cand.key()},
+                 {"plan", json::Array(E.Cand.Steps)},
+                 {"origin", E.Cand.Origin},
+                 {"changes_rounding", E.Cand.ChangesRounding},
+                 {"status", evalStatusName(E.Status)},
+                 {"compile_seconds", E.CompileSeconds}};
+  if (!E.Cand.Rationale.empty())
+    O["rationale"] = E.Cand.Rationale;
+  if (!E.Cand.ReplacementSource.empty())
+    O["replacement_source"] = E.Cand.ReplacementSource;
+  if (!E.Note.empty())
+    O["note"] = E.Note;
+  if (!E.PtxHash.empty())
+    O["ptx_hash"] = E.PtxHash;
+  if (E.Registers)
+    O["registers"] = *E.Registers;
+  if (E.SpillBytes)
+    O["spill_bytes"] = *E.SpillBytes;
+  if (E.LocalBytes)
+    O["local_bytes"] = *E.LocalBytes;
+  if (E.Result) {
+    O["verdict"] = E.Result->Verdict;
+    if (E.Result->Verdict == "refused")
+      O["reason"] = reasonName(E.Result->Why);
+    else
+      O["geomean_speedup"] = E.Result->GeoMeanSpeedup;
+    O["eval_seconds"] = E.EvalSeconds;
+    O["result"] = toJSON(*E.Result);
+  }
+  return O;
+}
+
+json::Value reportToJSON(const AgentResult &R) {
+  json::Array Kernels;
+  for (const KernelOutcome &K : R.Kernels) {
+    const KernelRun &Run = K.Run;
+    json::Array Cands;
+    for (const Evaluation &E : Run.Evaluations)
+      Cands.push_back(toJSON(E));
+    json::Object O{
+        {"kernel", Run.SpecKernel},
+        {"source_kernel", Run.SourceKernel},
+        {"original_ptx_hash", Run.OriginalPtxHash},
+        {"rounds", Run.Rounds},
+        {"stop_reason", Run.StopReason},
+        {"interrupted", Run.Interrupted},
+        {"summary", K.Summary},
+        {"candidates", std::move(Cands)},
+        {"seconds",
+         json::Object{{"wall", Run.WallSeconds},
+                      {"propose", Run.Times.Propose},
+                      {"build", Run.Times.Build},
+                      {"evaluate_wait", Run.Times.Evaluate},
+                      {"verify_winner", Run.Times.Verify}}}};
+    if (Run.OrigRegisters)
+      O["original_registers"] = *Run.OrigRegisters;
+    if (Run.OrigSpillBytes)
+      O["original_spill_bytes"] = *Run.OrigSpillBytes;
+    if (K.Kept) {
+      const Evaluation &W = Run.Evaluations[*K.Kept];
+      O["winner"] = json::Object{
+          {"index", W.Index},
+          {"plan", json::Array(W.Cand.Steps)},
+          {"geomean_speedup", K.FinalCheck->GeoMeanSpeedup},
+          {"final_check", toJSON(*K.FinalCheck)}};
+    } else {
+      O["winner"] = nullptr;
+    }
+    json::Array Failed;
+    for (auto &[Idx, Why] : K.FailedRechecks)
+      Failed.push_back(json::Object{{"index", Idx}, {"why", Why}});
+    O["failed_rechecks"] = std::move(Failed);
+    Kernels.push_back(std::move(O));
+  }
+  json::Object Top{{"astra_report", 1},
+                   {"file", R.FileName},
+                   {"source_hash", R.SourceHash},
+                   {"gpu_arch", R.GpuArch},
+                   {"agent", R.AgentName},
+                   {"beam_width", R.Search.BeamWidth},
+                   {"max_depth", R.Search.MaxDepth},
+                   {"budget", R.Budget},
+                   {"time_budget_seconds", R.TimeBudget},
+                   {"interrupted", R.Interrupted},
+                   {"changed", R.Changed},
+                   {"wall_seconds", R.WallSeconds},
+                   {"plan", toJSON(R.Plan)},
+                   {"kernels", std::move(Kernels)}};
+  if (R.Device)
+    Top["device"] = toJSON(*R.Device);
+  return std::move(Top);
+}
+
+} // namespace astra

@@ -1,0 +1,118 @@
+//===- ReportMarkdown.cpp - The agent's report for people -----------------===//
+#include "astra/Agent/Report.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+std::string verdictText(const Evaluation &E) {
+  if (E.Status != EvalStatus::Evaluated || !E.Result)
+    return evalStatusName(E.Status).str();
+  const VerifyResult &R = *E.Result;
+  if (R.Verdict == "refused")
+    return "refused: " + reasonName(R.Why).str();
+  return formatv("{0} {1:F3}x", R.Verdict, R.GeoMeanSpeedup).str();
+}
+
+/// The largest timed shape of \p R (the last timed one in spec order).
+const ShapeResult *largestTimed(const VerifyResult &R) {
+  const ShapeResult *L = nullptr;
+  for (const ShapeResult &S : R.Shapes)
+    if (S.Timing && !S.Generated)
+      L = &S;
+  return L;
+}
+
+std::string escapeCell(StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '|')
+      Out += "\\|";
+    else if (C == '\n')
+      Out += ' ';
+    else
+      Out += C;
+  }
+  return Out;
+}
+} // namespace
+
+void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
+  OS << "# astra-opt report: " << R.FileName << "\n\n";
+  OS << formatv("Agent `{0}` (beam width {1}, depth {2}), budget {3} "
+                "candidates and {4:F0} s per kernel, {5}; wall time "
+                "{6:F1} s.{7}\n\n",
+                R.AgentName, R.Search.BeamWidth, R.Search.MaxDepth, R.Budget,
+                R.TimeBudget, R.GpuArch, R.WallSeconds,
+                R.Interrupted ? " **Interrupted**: the input was left as it "
+                                "was."
+                              : "");
+  if (R.Device)
+    OS << formatv("Device: {0} (copy bandwidth {1:F0} GB/s).\n\n",
+                  R.Device->Name, R.Device->CopyGBs);
+  OS << (R.Changed ? "The output differs from the input in the kernels "
+                     "marked kept below.\n\n"
+                   : "Nothing was kept: the output equals the input.\n\n");
+  for (const KernelOutcome &K : R.Kernels) {
+    const KernelRun &Run = K.Run;
+    OS << "## " << Run.SpecKernel << "\n\n" << K.Summary << ".\n\n";
+    if (K.FinalCheck) {
+      OS << "| shape | original µs | candidate µs | speedup [95% CI] | "
+            "GB/s | % of copy |\n|---|---|---|---|---|---|\n";
+      for (const ShapeResult &S : K.FinalCheck->Shapes) {
+        if (!S.Timing)
+          continue;
+        const TimingResult &T = *S.Timing;
+        OS << formatv("| {0} | {1:F2} | {2:F2} | {3:F3}x [{4:F3}, {5:F3}] | "
+                      "{6:F0} | {7:F1} |\n",
+                      S.Shape, T.OrigUs, T.CandUs, T.Speedup.Median,
+                      T.Speedup.Lo, T.Speedup.Hi, T.CandGBs, T.CandPctCopy);
+      }
+      OS << "\n";
+    }
+    OS << formatv("Stopped: {0}. Rounds: {1}. Time: build {2:F1} s, "
+                  "waiting on the GPU {3:F1} s, re-verification {4:F1} s.\n\n",
+                  Run.StopReason, Run.Rounds, Run.Times.Build,
+                  Run.Times.Evaluate, Run.Times.Verify);
+    if (Run.Evaluations.empty())
+      continue;
+    OS << "| # | plan | verdict | regs | spills | largest shape | note |\n"
+          "|---|---|---|---|---|---|---|\n";
+    for (const Evaluation &E : Run.Evaluations) {
+      std::string Largest;
+      if (E.Result)
+        if (const ShapeResult *S = largestTimed(*E.Result))
+          Largest = formatv("{0}: {1:F3}x, {2:F1}% of copy", S->Shape,
+                            S->Timing->Speedup.Median,
+                            S->Timing->CandPctCopy);
+      std::string Note = E.Note;
+      if (E.Result && E.Result->Verdict == "refused")
+        Note = E.Result->Detail;
+      if (Note.size() > 160)
+        Note = Note.substr(0, 157) + "...";
+      bool Kept = K.Kept && Run.Evaluations[*K.Kept].Index == E.Index;
+      OS << formatv("| {0}{1} | `{2}` | {3} | {4} | {5} | {6} | {7} |\n",
+                    E.Index, Kept ? " (kept)" : "",
+                    escapeCell(E.Cand.describe()), verdictText(E),
+                    E.Registers ? std::to_string(*E.Registers) : "",
+                    E.SpillBytes ? std::to_string(*E.SpillBytes) : "",
+                    escapeCell(Largest), escapeCell(Note));
+    }
+    OS << "\n";
+    for (auto &[Idx, Why] : K.FailedRechecks)
+      OS << formatv("Candidate {0} was not kept: {1}.\n", Idx, Why);
+    if (!K.FailedRechecks.empty())
+      OS << "\n";
+  }
+}
+
+void printRunSummary(raw_ostream &OS, const AgentResult &R) {
+  for (const KernelOutcome &K : R.Kernels)
+    OS << "astra-opt: " << K.Run.SpecKernel << ": " << K.Summary << "\n";
+  if (!R.Changed)
+    OS << "astra-opt: nothing kept; the output equals the input\n";
+}
+
+} // namespace astra

@@ -1,0 +1,213 @@
+//===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
+#include "astra/Agent/Run.h"
+#include "astra/Frontend/KernelModel.h"
+#include "astra/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <chrono>
+
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point T) {
+  return std::chrono::duration<double>(Clock::now() - T).count();
+}
+
+/// The kernels to optimise, checked against the spec.
+Expected<std::vector<const KernelSpec *>>
+selectKernels(const LaunchSpecFile &SF, ArrayRef<std::string> Asked) {
+  std::vector<const KernelSpec *> Out;
+  for (const std::string &Name : Asked) {
+    const KernelSpec *K = SF.find(Name);
+    if (!K) {
+      std::vector<std::string> Known;
+      for (const KernelSpec &X : SF.Kernels)
+        Known.push_back(X.Kernel);
+      return makeInputError(DiagLoc{SF.FileName},
+                            "--kernel=" + Name + ": not in the spec (" +
+                                join(Known, ", ") + ")");
+    }
+    Out.push_back(K);
+  }
+  if (Asked.empty())
+    for (const KernelSpec &K : SF.Kernels)
+      Out.push_back(&K);
+  return Out;
+}
+} // namespace
+
+Expected<AgentResult> runAgent(const CompileSetup &Setup,
+                               const AgentOptions &Opts) {
+  auto Start = Clock::now();
+  Expected<LaunchSpecFile> SF = parseSpecFile(Opts.SpecPath);
+  if (!SF)
+    return SF.takeError();
+  Expected<std::vector<const KernelSpec *>> Targets =
+      selectKernels(*SF, Opts.Kernels);
+  if (!Targets)
+    return Targets.takeError();
+
+  AgentResult Res;
+  Res.FileName = Opts.FileName;
+  Res.SourceHash = hashText(Opts.Code);
+  Res.GpuArch = Setup.GpuArch;
+  Res.AgentName = Opts.AgentName;
+  Res.Search = Opts.Search;
+  Res.Budget = Opts.Loop.Budget;
+  Res.TimeBudget = Opts.Loop.TimeBudget;
+  Res.OutputCode = Opts.Code;
+  Res.Plan.Source = Opts.FileName;
+  Res.Plan.SourceHash = Res.SourceHash;
+  Res.Plan.GpuArch = Setup.GpuArch;
+
+  std::vector<std::string> Insts;
+  for (const KernelSpec &K : SF->Kernels)
+    Insts.push_back(K.Kernel);
+  LoopOptions LO = Opts.Loop;
+  LO.Instantiations = Insts;
+
+  Expected<KernelModel> Model =
+      loadKernelModel(Setup, Opts.FileName, Opts.Code);
+  if (!Model)
+    return Model.takeError();
+  Expected<std::string> OrigPtx =
+      compileCandidate(Setup, Opts.FileName, Opts.Code, Insts);
+  if (!OrigPtx)
+    return OrigPtx.takeError();
+
+  // 1. Search each kernel on the original file.
+  std::vector<std::unique_ptr<Evaluator>> Evaluators;
+  for (const KernelSpec *K : *Targets) {
+    if (LO.Interrupted && *LO.Interrupted) {
+      Res.Interrupted = true;
+      break;
+    }
+    const KernelInfo *KI = Model->findKernel(K->Kernel);
+    if (!KI)
+      return makeInputError(DiagLoc{Opts.FileName},
+                            "spec kernel '" + K->Kernel +
+                                "' is not defined in this file");
+    AgentContext Ctx;
+    Ctx.SpecKernel = K->Kernel;
+    Ctx.SourceKernel = KI->Name;
+    Ctx.FileName = Opts.FileName;
+    Ctx.OriginalCode = Opts.Code;
+    Ctx.KernelModelJSON = formatv("{0:2}", toJSON(*KI)).str();
+    Ctx.SpecNoAlias = K->NoAlias;
+    Expected<std::unique_ptr<Evaluator>> E =
+        Opts.MakeEvaluator(*K, *OrigPtx);
+    if (!E)
+      return E.takeError();
+    std::unique_ptr<Agent> A = Opts.MakeAgent
+                                   ? Opts.MakeAgent()
+                                   : createSearchAgent(Opts.Search);
+    Expected<KernelRun> Run =
+        runKernelLoop(Setup, std::move(Ctx), *OrigPtx, *A, **E, LO);
+    if (!Run)
+      return Run.takeError();
+    Res.Interrupted |= Run->Interrupted;
+    KernelOutcome KO;
+    KO.Run = std::move(*Run);
+    Res.Kernels.push_back(std::move(KO));
+    Evaluators.push_back(std::move(*E));
+  }
+
+  // 2. Compose: each kernel's best candidate, best first, as long as the
+  // composed file re-verifies faster for that kernel; else its next best.
+  std::string Composed = Opts.Code;
+  for (size_t I = 0; I < Res.Kernels.size() && !Res.Interrupted; ++I) {
+    KernelOutcome &KO = Res.Kernels[I];
+    std::vector<const Evaluation *> Ranked =
+        rankWinners(KO.Run, Opts.AllowRegression);
+    unsigned Tries = 0;
+    for (const Evaluation *W : Ranked) {
+      if (Tries++ == 3 || (LO.Interrupted && *LO.Interrupted))
+        break;
+      auto TV = Clock::now();
+      Expected<std::string> Code =
+          buildCandidate(Setup, Opts.FileName, Composed, KO.Run.SourceKernel,
+                         W->Cand);
+      Expected<std::string> Ptx =
+          Code ? compileCandidate(Setup, Opts.FileName, *Code, Insts)
+               : Expected<std::string>(Code.takeError());
+      if (!Ptx) {
+        KO.FailedRechecks.push_back(
+            {W->Index, "does not compose: " + toString(Ptx.takeError())});
+        continue;
+      }
+      Expected<VerifyResult> V =
+          Evaluators[I]->verifyFully(W->Cand, *Ptx);
+      KO.Run.Times.Verify += since(TV);
+      if (!V)
+        return V.takeError();
+      bool Keep = V->Verdict == "faster" ||
+                  (Opts.AllowRegression && V->Verdict == "mixed" &&
+                   V->GeoMeanSpeedup > 1);
+      if (!Keep) {
+        KO.FailedRechecks.push_back(
+            {W->Index, formatv("re-verification: {0}{1}", V->Verdict,
+                               V->Verdict == "refused"
+                                   ? " (" + reasonName(V->Why).str() + ")"
+                                   : formatv(" {0:F3}x", V->GeoMeanSpeedup)
+                                         .str())
+                           .str()});
+        continue;
+      }
+      KO.Kept = W->Index - 1;
+      KO.FinalCheck = std::move(*V);
+      if (!Res.Device)
+        Res.Device = KO.FinalCheck->Device;
+      Composed = std::move(*Code);
+      KernelPlan KP;
+      KP.Kernel = KO.Run.SpecKernel;
+      KP.Steps = W->Cand.Steps;
+      KP.Speedup = KO.FinalCheck->GeoMeanSpeedup;
+      Res.Plan.Kernels.push_back(std::move(KP));
+      break;
+    }
+  }
+
+  // 3. Say why for each kernel.
+  for (KernelOutcome &KO : Res.Kernels) {
+    const KernelRun &R = KO.Run;
+    unsigned Judged = 0, Refused = 0, Same = 0;
+    for (const Evaluation &E : R.Evaluations) {
+      Judged += E.Status == EvalStatus::Evaluated;
+      Refused += E.Status == EvalStatus::Evaluated && E.Result &&
+                 E.Result->Verdict == "refused";
+      Same += E.Status == EvalStatus::SameAsOriginal ||
+              E.Status == EvalStatus::DuplicatePtx;
+    }
+    if (KO.Kept) {
+      const Evaluation &W = R.Evaluations[*KO.Kept];
+      KO.Summary = formatv("kept candidate {0} ({1}): {2:F3}x geomean, "
+                           "re-verified in the composed file",
+                           W.Index, W.Cand.describe(),
+                           KO.FinalCheck->GeoMeanSpeedup)
+                       .str();
+    } else if (R.Evaluations.empty()) {
+      KO.Summary = "no rewrite of the catalogue applies to this kernel";
+    } else if (!KO.FailedRechecks.empty()) {
+      KO.Summary = "unchanged: the faster candidates did not hold up when "
+                   "re-verified with the full protocol";
+    } else {
+      KO.Summary = formatv("unchanged: none of {0} candidate(s) was "
+                           "measured faster ({1} judged on the GPU, {2} "
+                           "refused, {3} with PTX already seen)",
+                           R.Evaluations.size(), Judged, Refused, Same)
+                       .str();
+    }
+    if (R.Interrupted)
+      KO.Summary += "; the run was interrupted";
+  }
+  if (!Res.Interrupted)
+    Res.OutputCode = std::move(Composed);
+  Res.Changed = Res.OutputCode != Opts.Code;
+  Res.WallSeconds = since(Start);
+  return std::move(Res);
+}
+
+} // namespace astra

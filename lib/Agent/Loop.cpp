@@ -141,7 +141,11 @@ Expected<std::string> buildCandidate(const CompileSetup &Setup,
 Expected<std::string> compileCandidate(const CompileSetup &Setup,
                                        StringRef FileName, StringRef Code,
                                        ArrayRef<std::string> Instantiations) {
-  return emitPtx(Setup, FileName, withInstantiations(Code, Instantiations));
+  // Warnings of rewritten code (e.g. an unroll pragma the optimizer could not
+  // honour) are not the user's to read; the PTX says what happened.
+  CompileSetup Quiet = Setup;
+  Quiet.ExtraArgs.push_back("-w");
+  return emitPtx(Quiet, FileName, withInstantiations(Code, Instantiations));
 }
 
 std::vector<const Evaluation *> rankWinners(const KernelRun &Run,
@@ -216,11 +220,14 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
     }
     std::string BestText =
         Best ? formatv("{0:F3}x", Best->speedup()).str() : "none yet";
-    Opts.Progress(formatv("[{0}] candidate {1}/{2}: {3}: {4} (best {5}; "
+    std::string GpuText =
+        E.Status == EvalStatus::Evaluated
+            ? formatv(", GPU {0}/{1}", E.GpuIndex, Opts.Budget).str()
+            : std::string();
+    Opts.Progress(formatv("[{0}] candidate {1}{2}: {3}: {4} (best {5}; "
                           "{6:F0} s left)",
-                          Ctx.SpecKernel, E.Index, Opts.Budget,
-                          E.Cand.describe(), What, BestText,
-                          std::max(0.0, Left()))
+                          Ctx.SpecKernel, E.Index, GpuText, E.Cand.describe(),
+                          What, BestText, std::max(0.0, Left()))
                       .str());
   };
   GpuPool Pool(Eval, [&](Evaluation &E) {
@@ -315,7 +322,7 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
       E.CompileSeconds = since(TB);
       Run.Times.Build += E.CompileSeconds;
       if (E.Status == EvalStatus::Evaluated && !Ptx.empty()) {
-        ++Judged;
+        E.GpuIndex = ++Judged;
         Pool.push(&E, std::move(Ptx));
       } else {
         std::lock_guard<std::mutex> L(M);

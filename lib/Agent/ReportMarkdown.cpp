@@ -49,7 +49,7 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
                 R.Interrupted ? " **Interrupted**: the input was left as it "
                                 "was."
                               : "");
-  if (R.Device)
+  if (R.Device && !R.Device->Name.empty())
     OS << formatv("Device: {0} (copy bandwidth {1:F0} GB/s).\n\n",
                   R.Device->Name, R.Device->CopyGBs);
   OS << (R.Changed ? "The output differs from the input in the kernels "

@@ -55,6 +55,7 @@ llvm::StringRef evalStatusName(EvalStatus S);
 struct Evaluation {
   unsigned Index = 0; ///< 1-based, in the order judged
   unsigned Round = 0;
+  unsigned GpuIndex = 0; ///< 1-based among those judged on the GPU; 0: none
   Candidate Cand;
   EvalStatus Status = EvalStatus::Evaluated;
   std::string Note;    ///< why, for statuses other than Evaluated

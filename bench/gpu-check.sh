@@ -4,11 +4,14 @@
 #
 #   bench/gpu-check.sh [--prefix DIR] [--tests DIR] [--kernels DIR]
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
+#                      [--lit "Harness Agent"] [--agent-suite]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run) against the installed astra-opt;
 #  2. runs the control (original against itself, `astra-opt --verify k.cu`)
 #     on every kernel of the suite, all shapes, and keeps each --report;
+#  2b. with --agent-suite, runs bench/agent-suite.sh (--agent-rewrite on
+#     every kernel, default budgets) into OUT/agent;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -24,7 +27,7 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
-skip_lit=0; skip_suite=0
+skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent"
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
@@ -34,6 +37,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --skip-lit) skip_lit=1; shift ;;
     --skip-suite) skip_suite=1; shift ;;
+    --agent-suite) agent_suite=1; shift ;;
+    --lit) lit_dirs=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
@@ -61,7 +66,7 @@ date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$out/device.txt"
 
 lit_rc=0
 if [ $skip_lit = 0 ]; then
-  echo "== GPU lit tests ($tests/Harness)"
+  echo "== GPU lit tests ($lit_dirs under $tests)"
   tests=$(cd "$tests" && pwd)
   mkdir -p "$out/lit"
   cat > "$out/lit/lit.site.cfg.py" <<EOF
@@ -74,7 +79,8 @@ config.cuda_path = "$cuda"
 EOF
   export LD_LIBRARY_PATH="$tools${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   python3 "$tools/lit.py" -sv -j 1 --time-tests \
-    --param astra_site_config="$out/lit/lit.site.cfg.py" "$tests/Harness" \
+    --param astra_site_config="$out/lit/lit.site.cfg.py" \
+    $(for d in $lit_dirs; do [ -d "$tests/$d" ] && echo "$tests/$d"; done) \
     > "$out/lit.log" 2>&1
   lit_rc=$?
   grep -E "^(PASS|FAIL|UNSUPPORTED|XFAIL|XPASS|UNRESOLVED):" "$out/lit.log" || true
@@ -96,6 +102,11 @@ if [ $skip_suite = 0 ]; then
     printf '%-28s rc=%d  %6d ms\n' "$name" $rc $ms
     echo "rc=$rc wall_ms=$ms" >> "$out/$name.log"
   done
+fi
+
+if [ $agent_suite = 1 ]; then
+  echo "== --agent-rewrite over the kernel suite"
+  "$here/agent-suite.sh" --prefix "$prefix" --kernels "$kernels" --out "$out/agent"
 fi
 
 echo "== summary"

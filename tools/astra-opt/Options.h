@@ -41,6 +41,8 @@ llvm::Error writeResult(llvm::StringRef OriginalText, llvm::StringRef Code);
 struct InputSource {
   std::string FileName;
   std::string Code;
+  /// The input as read, before any --apply (stdin is read once).
+  std::string Original;
 };
 
 /// Builds the compile setup from the options (and compile_commands.json when

@@ -60,12 +60,9 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
   if (!SF)
     return SF.takeError();
 
-  // The original as on disk; the candidate from --candidate, else the
+  // The original as read (before --apply); the candidate from --candidate, else the
   // (possibly rewritten) input.
-  Expected<std::unique_ptr<MemoryBuffer>> OrigBuf = readInputFile(InputFile);
-  if (!OrigBuf)
-    return OrigBuf.takeError();
-  std::string OrigCode = (*OrigBuf)->getBuffer().str();
+  const std::string &OrigCode = In.Original;
   std::string CandName = In.FileName, CandCode = In.Code;
   if (!CandidateFile.empty()) {
     Expected<std::unique_ptr<MemoryBuffer>> C = readInputFile(CandidateFile);

@@ -10,6 +10,7 @@
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 #include "astra/Transforms/Pipeline.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -45,6 +46,37 @@ static std::string getRewritesHelp() {
   return S;
 }
 
+/// One action per run: the modes exclude each other (--emit-ptx with
+/// --ptx-stats is one action), and --apply is a step before a mode that
+/// reads the rewritten file, not before one that starts from the original.
+static Error checkModes(bool HasApply) {
+  static const char *const Actions[][2] = {
+      {"emit-ptx", "ptx-stats"}, {"list-rewrites", nullptr},
+      {"print-kernel-model", nullptr}, {"emit-spec", "check-spec"},
+      {"verify", nullptr}, {"agent-rewrite", nullptr},
+      {"apply-plan", nullptr}};
+  auto &Opts = cl::getRegisteredOptions();
+  std::vector<std::string> Given;
+  std::string First;
+  for (const auto &A : Actions) {
+    std::vector<std::string> Here;
+    for (const char *Name : A)
+      if (Name && Opts.count(Name) && Opts[Name]->getNumOccurrences())
+        Here.push_back(std::string("--") + Name);
+    if (!Here.empty())
+      Given.push_back(join(Here, " "));
+  }
+  if (Given.size() > 1)
+    return makeInputError("conflicting actions: " + join(Given, ", ") +
+                          "; give one per run");
+  if (HasApply && !Given.empty() &&
+      (Given[0] == "--agent-rewrite" || Given[0] == "--apply-plan"))
+    return makeInputError(Given[0] +
+                          " starts from the input as it is; it cannot be "
+                          "combined with --apply");
+  return Error::success();
+}
+
 static Error run() {
   if (PrintPaths) {
     std::string Cuda = findCudaPath(CudaPathOpt);
@@ -52,6 +84,8 @@ static Error run() {
            << "cuda-path: " << (Cuda.empty() ? "(not found)" : Cuda) << "\n";
     return Error::success();
   }
+  if (Error E = checkModes(Apply.getNumOccurrences() > 0))
+    return E;
   if (InputFile.empty())
     return makeInputError("no input file (use '-' for stdin); see --help");
   Expected<std::unique_ptr<MemoryBuffer>> Buf = readInputFile(InputFile);
@@ -62,6 +96,7 @@ static Error run() {
   InputSource In;
   In.FileName = InputFile == "-" ? "<stdin>.cu" : InputFile.getValue();
   In.Code = (*Buf)->getBuffer().str();
+  In.Original = In.Code;
 
   Expected<CompileSetup> Setup = makeCompileSetup(In.FileName);
   if (!Setup)
@@ -80,26 +115,15 @@ static Error run() {
     In.Code = std::move(R->Code);
   }
 
-  bool Handled = false;
-  if (Error E = runPtxMode(*Setup, In, Handled))
-    return E;
-  if (Handled)
-    return Error::success();
-  if (Error E = runListMode(*Setup, In, Handled))
-    return E;
-  if (Handled)
-    return Error::success();
-  if (Error E = runModelMode(*Setup, In, Handled); E || Handled)
-    return E;
-  if (Error E = runSpecMode(*Setup, In, Handled); E || Handled)
-    return E;
-  if (Error E = runVerifyMode(*Setup, In, Handled); E || Handled)
-    return E;
-  if (Error E = runAgentMode(*Setup, In, Handled); E || Handled)
-    return E;
-  if (Error E = runPlanMode(*Setup, In, Handled); E || Handled)
-    return E;
-
+  using ModeFn = Error (*)(const CompileSetup &, const InputSource &, bool &);
+  static const ModeFn Modes[] = {runPtxMode,  runListMode,  runModelMode,
+                                 runSpecMode, runVerifyMode, runAgentMode,
+                                 runPlanMode};
+  for (ModeFn Mode : Modes) {
+    bool Handled = false;
+    if (Error E = Mode(*Setup, In, Handled); E || Handled)
+      return E;
+  }
   if (Apply.empty())
     return makeInputError("nothing to do: give --apply, --emit-ptx, "
                           "--print-kernel-model, ... (see --help)");

@@ -111,7 +111,7 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
 void printRunSummary(raw_ostream &OS, const AgentResult &R) {
   for (const KernelOutcome &K : R.Kernels)
     OS << "astra-opt: " << K.Run.SpecKernel << ": " << K.Summary << "\n";
-  if (!R.Changed)
+  if (!R.Changed && !R.Interrupted)
     OS << "astra-opt: nothing kept; the output equals the input\n";
 }
 

@@ -1,4 +1,5 @@
 //===- Report.cpp - Verify results as JSON and as a table -----------------===//
+#include "NameTable.h"
 #include "WorkerInternal.h"
 #include "astra/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,37 +13,6 @@
 using namespace llvm;
 
 namespace astra {
-
-static const std::pair<Reason, const char *> ReasonNames[] = {
-    {Reason::None, "none"},
-    {Reason::Trap, "trap"},
-    {Reason::Hang, "hang"},
-    {Reason::Crash, "crash"},
-    {Reason::DoesNotLoad, "does-not-load"},
-    {Reason::LaunchFailed, "launch-failed"},
-    {Reason::DeviceSideLaunch, "device-side-launch"},
-    {Reason::OutOfBoundsWrite, "out-of-bounds-write"},
-    {Reason::WritesInput, "writes-input"},
-    {Reason::UnwrittenOutput, "unwritten-output"},
-    {Reason::Nondeterministic, "nondeterministic"},
-    {Reason::NanMismatch, "nan-mismatch"},
-    {Reason::WrongResult, "wrong-result"},
-    {Reason::BelowPhysicalFloor, "below-physical-floor"},
-};
-
-StringRef reasonName(Reason R) {
-  for (auto &[Rs, Name] : ReasonNames)
-    if (Rs == R)
-      return Name;
-  return "none";
-}
-
-Reason parseReason(StringRef Name) {
-  for (auto &[Rs, N] : ReasonNames)
-    if (Name == N)
-      return Rs;
-  return Reason::None;
-}
 
 //===-- JSON ---------------------------------------------------------------===//
 
@@ -92,7 +62,7 @@ static json::Value toJSON(const TimingResult &T) {
                       {"candidate_us", T.CandUs},
                       {"speedup", toJSON(T.Speedup)},
                       {"control", toJSON(T.Control)},
-                      {"verdict", speedVerdictName(T.Verdict)},
+                      {"verdict", verdictName(T.Verdict)},
                       {"margin", T.Margin},
                       {"rounds", T.Rounds},
                       {"batch", T.Batch},
@@ -107,10 +77,10 @@ static json::Value toJSON(const TimingResult &T) {
 
 bool fromJSON(const json::Value &V, TimingResult &T, json::Path P) {
   json::ObjectMapper O(V, P);
-  std::string Verdict;
+  std::string VerdictText;
   bool Ok = O && O.map("original_us", T.OrigUs) &&
             O.map("candidate_us", T.CandUs) && O.map("speedup", T.Speedup) &&
-            O.map("control", T.Control) && O.map("verdict", Verdict) &&
+            O.map("control", T.Control) && O.map("verdict", VerdictText) &&
             O.map("margin", T.Margin) && O.map("rounds", T.Rounds) &&
             O.map("batch", T.Batch) && O.map("copies", T.Copies) &&
             O.map("bytes", T.Bytes) && O.map("floor_us", T.FloorUs) &&
@@ -118,9 +88,12 @@ bool fromJSON(const json::Value &V, TimingResult &T, json::Path P) {
             O.map("candidate_gbs", T.CandGBs) &&
             O.map("original_pct_copy", T.OrigPctCopy) &&
             O.map("candidate_pct_copy", T.CandPctCopy);
-  T.Verdict = Verdict == "faster"   ? SpeedVerdict::Faster
-              : Verdict == "slower" ? SpeedVerdict::Slower
-                                    : SpeedVerdict::NoChange;
+  std::optional<Verdict> Parsed = parseVerdict(VerdictText);
+  if (Ok && !Parsed) {
+    P.field("verdict").report("not a verdict");
+    return false;
+  }
+  T.Verdict = Parsed.value_or(Verdict::NoChange);
   return Ok;
 }
 
@@ -156,7 +129,9 @@ json::Value toJSON(const VerifyResult &R) {
                       {"original", R.OriginalFile},
                       {"candidate", R.CandidateFile},
                       {"control_run", R.IsControlRun},
-                      {"verdict", R.Verdict},
+                      {"verdict", verdictName(R.Verdict)},
+                      {"faster_shapes", R.FasterShapes},
+                      {"slower_shapes", R.SlowerShapes},
                       {"reason", reasonName(R.Why)},
                       {"detail", R.Detail},
                       {"geomean_speedup", R.GeoMeanSpeedup},
@@ -170,24 +145,71 @@ json::Value toJSON(const VerifyResult &R) {
 
 bool fromJSON(const json::Value &V, VerifyResult &R, json::Path P) {
   json::ObjectMapper O(V, P);
-  std::string Why;
-  bool Ok = O && O.map("kernel", R.KernelName) &&
-            O.map("original", R.OriginalFile) &&
-            O.map("candidate", R.CandidateFile) &&
-            O.map("control_run", R.IsControlRun) &&
-            O.map("verdict", R.Verdict) && O.map("reason", Why) &&
-            O.map("detail", R.Detail) &&
-            O.map("geomean_speedup", R.GeoMeanSpeedup) &&
-            O.map("control_median", R.ControlMedian) &&
-            O.map("device", R.Device) && O.map("shapes", R.Shapes) &&
-            O.map("notes", R.Notes) &&
-            O.map("worker_seconds", R.WorkerSeconds) &&
-            O.map("wall_seconds", R.WallSeconds);
+  std::string Why, VerdictText;
+  bool Ok =
+      O && O.map("kernel", R.KernelName) && O.map("original", R.OriginalFile) &&
+      O.map("candidate", R.CandidateFile) &&
+      O.map("control_run", R.IsControlRun) && O.map("verdict", VerdictText) &&
+      O.mapOptional("faster_shapes", R.FasterShapes) &&
+      O.mapOptional("slower_shapes", R.SlowerShapes) && O.map("reason", Why) &&
+      O.map("detail", R.Detail) && O.map("geomean_speedup", R.GeoMeanSpeedup) &&
+      O.map("control_median", R.ControlMedian) && O.map("device", R.Device) &&
+      O.map("shapes", R.Shapes) && O.map("notes", R.Notes) &&
+      O.map("worker_seconds", R.WorkerSeconds) &&
+      O.map("wall_seconds", R.WallSeconds);
   R.Why = parseReason(Why);
+  std::optional<Verdict> Parsed = parseVerdict(VerdictText);
+  if (Ok && !Parsed) {
+    P.field("verdict").report("not a verdict");
+    return false;
+  }
+  R.Verdict = Parsed.value_or(Verdict::Refused);
   return Ok;
 }
 
 //===-- The worker protocol ------------------------------------------------===//
+
+static const std::pair<WorkerStatus, const char *> StatusNames[] = {
+    {WorkerStatus::Ok, "ok"},
+    {WorkerStatus::Refused, "refused"},
+    {WorkerStatus::OriginalFails, "original-fails"},
+    {WorkerStatus::NoDevice, "no-device"},
+    {WorkerStatus::Error, "error"},
+};
+
+static const std::pair<Party, const char *> PartyNames[] = {
+    {Party::None, "none"},         {Party::Harness, "harness"},
+    {Party::Original, "original"}, {Party::Candidate, "candidate"},
+    {Party::Control, "control"},
+};
+
+StringRef workerStatusName(WorkerStatus S) { return nameIn(StatusNames, S); }
+std::optional<WorkerStatus> parseWorkerStatus(StringRef Name) {
+  return parseIn(StatusNames, Name);
+}
+StringRef partyName(Party P) { return nameIn(PartyNames, P); }
+std::optional<Party> parseParty(StringRef Name) {
+  return parseIn(PartyNames, Name);
+}
+
+std::string progressLine(Party Who, StringRef Text) {
+  return ("astra-worker: " + partyName(Who) + ": " + Text).str();
+}
+
+std::pair<Party, std::string> lastProgress(StringRef Log) {
+  SmallVector<StringRef, 0> Lines;
+  Log.split(Lines, '\n');
+  for (auto It = Lines.rbegin(); It != Lines.rend(); ++It) {
+    StringRef L = *It;
+    if (!L.consume_front("astra-worker: "))
+      continue;
+    auto [Name, Text] = L.split(": ");
+    if (std::optional<Party> P = parseParty(Name))
+      return {*P, Text.str()};
+    return {Party::None, L.str()};
+  }
+  return {Party::None, ""};
+}
 
 std::string resultPathFor(StringRef JobPath) {
   return (JobPath + ".result.json").str();
@@ -273,9 +295,9 @@ Expected<WorkerJob> waitForJob(StringRef Path) {
 }
 
 std::string WorkerOutcome::toJSONText() const {
-  json::Value V = json::Object{{"status", Status},
+  json::Value V = json::Object{{"status", workerStatusName(Status)},
                                {"message", Message},
-                               {"who", Who},
+                               {"who", partyName(Who)},
                                {"sticky", Sticky},
                                {"failed_shape", FailedShape},
                                {"result", toJSON(Result)}};
@@ -294,14 +316,63 @@ Expected<WorkerOutcome> readOutcome(StringRef Path) {
   WorkerOutcome W;
   json::Path::Root Root("outcome");
   json::ObjectMapper O(*V, Root);
-  if (!O || !O.map("status", W.Status) || !O.map("message", W.Message) ||
-      !O.map("who", W.Who) || !O.map("sticky", W.Sticky) ||
+  std::string Status, Who;
+  if (!O || !O.map("status", Status) || !O.map("message", W.Message) ||
+      !O.map("who", Who) || !O.map("sticky", W.Sticky) ||
       !O.map("failed_shape", W.FailedShape) || !O.map("result", W.Result))
     return makeInternalError("malformed harness result " + Path);
+  std::optional<WorkerStatus> S = parseWorkerStatus(Status);
+  std::optional<Party> P = parseParty(Who);
+  if (!S || !P)
+    return makeInternalError("malformed harness result " + Path + ": status '" +
+                             Status + "', who '" + Who + "'");
+  W.Status = *S;
+  W.Who = *P;
   return W;
 }
 
 //===-- The table ----------------------------------------------------------===//
+
+/// "T=128,d=11008 (1.61x), T=4,d=4096 (1.55x)": the timed shapes whose
+/// verdict is \p V, with their median speedups.
+static std::string shapesWith(const VerifyResult &R, Verdict V) {
+  std::string Out;
+  for (const ShapeResult &S : R.Shapes) {
+    if (!S.Timing || S.Timing->Verdict != V)
+      continue;
+    if (!Out.empty())
+      Out += ", ";
+    for (char C : S.Shape)
+      if (C != ' ')
+        Out += C;
+    Out += formatv(" ({0:f2}x)", S.Timing->Speedup.Median).str();
+  }
+  return Out;
+}
+
+void printVerdictLine(raw_ostream &OS, const VerifyResult &R) {
+  std::string Mean = formatv("geometric-mean speedup {0:f3}x, control {1:f3}x",
+                             R.GeoMeanSpeedup, R.ControlMedian)
+                         .str();
+  switch (R.Verdict) {
+  case Verdict::Refused:
+    OS << "verdict: refused: " << reasonName(R.Why) << ": " << R.Detail << "\n";
+    return;
+  case Verdict::Mixed:
+    OS << "verdict: mixed: faster on " << shapesWith(R, Verdict::Faster)
+       << "; slower on " << shapesWith(R, Verdict::Slower) << " (" << Mean
+       << ")\n";
+    return;
+  case Verdict::Faster:
+  case Verdict::Slower:
+    OS << "verdict: " << verdictName(R.Verdict) << " (" << Mean << "; "
+       << verdictName(R.Verdict) << " on " << shapesWith(R, R.Verdict) << ")\n";
+    return;
+  case Verdict::NoChange:
+    OS << "verdict: " << verdictName(R.Verdict) << " (" << Mean << ")\n";
+    return;
+  }
+}
 
 void printVerifyTable(raw_ostream &OS, const VerifyResult &R) {
   const DeviceInfo &D = R.Device;
@@ -356,13 +427,7 @@ void printVerifyTable(raw_ostream &OS, const VerifyResult &R) {
                   Edge, EdgeOk, Dropped, Unchecked);
   for (const std::string &N : R.Notes)
     OS << "note: " << N << "\n";
-  if (R.Verdict == "refused")
-    OS << "verdict: refused: " << reasonName(R.Why) << ": " << R.Detail
-       << "\n";
-  else
-    OS << formatv("verdict: {0} (geometric-mean speedup {1:f3}x, control "
-                  "{2:f3}x)\n",
-                  R.Verdict, R.GeoMeanSpeedup, R.ControlMedian);
+  printVerdictLine(OS, R);
   OS << formatv("harness time: {0:f2} s (worker {1:f2} s)\n", R.WallSeconds,
                 R.WorkerSeconds);
 }

@@ -270,43 +270,51 @@ private:
   pid_t Pid = -1;
 };
 
-/// The last progress line the worker printed ("running the candidate on
-/// shape ...").
-std::string lastPhase(StringRef Log) {
+/// The last progress line of the worker's log.
+std::pair<Party, std::string> lastPhase(StringRef Log) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log);
   if (!B)
-    return "";
-  SmallVector<StringRef, 0> Lines;
-  (*B)->getBuffer().split(Lines, '\n');
-  for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
-    if (It->starts_with("astra-worker: "))
-      return It->drop_front(14).str();
-  return "";
+    return {Party::None, ""};
+  return lastProgress((*B)->getBuffer());
 }
 
 } // namespace
 
-static void finishVerdict(VerifyResult &R) {
-  if (R.Verdict == "refused")
-    return;
+/// "T=128, d=11008" -> "T=128,d=11008".
+static std::string compactShape(StringRef Shape) {
+  std::string Out;
+  for (char C : Shape)
+    if (C != ' ')
+      Out += C;
+  return Out;
+}
+
+void judgeResult(VerifyResult &R) {
+  R.FasterShapes.clear();
+  R.SlowerShapes.clear();
   std::vector<double> Logs, Controls;
-  bool AnyFaster = false, AnySlower = false;
   for (const ShapeResult &S : R.Shapes) {
     if (!S.Timing)
       continue;
     Logs.push_back(std::log(S.Timing->Speedup.Median));
     Controls.push_back(S.Timing->Control.Median);
-    AnyFaster |= S.Timing->Verdict == SpeedVerdict::Faster;
-    AnySlower |= S.Timing->Verdict == SpeedVerdict::Slower;
+    if (S.Timing->Verdict == Verdict::Faster)
+      R.FasterShapes.push_back(compactShape(S.Shape));
+    else if (S.Timing->Verdict == Verdict::Slower)
+      R.SlowerShapes.push_back(compactShape(S.Shape));
   }
   double Sum = 0;
   for (double L : Logs)
     Sum += L;
   R.GeoMeanSpeedup = Logs.empty() ? 1 : std::exp(Sum / Logs.size());
   R.ControlMedian = Controls.empty() ? 1 : median(Controls);
-  R.Verdict = AnySlower   ? "slower"
-              : AnyFaster ? "faster"
-                          : "no-significant-change";
+  if (R.Verdict == Verdict::Refused)
+    return;
+  bool AnyFaster = !R.FasterShapes.empty(), AnySlower = !R.SlowerShapes.empty();
+  R.Verdict = AnyFaster && AnySlower ? Verdict::Mixed
+              : AnySlower            ? Verdict::Slower
+              : AnyFaster            ? Verdict::Faster
+                                     : Verdict::NoChange;
 }
 
 Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
@@ -379,7 +387,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   if (!OrigEntry)
     return OrigEntry.takeError();
   auto Refuse = [&](Reason Why, const Twine &Detail) {
-    R.Verdict = "refused";
+    R.Verdict = Verdict::Refused;
     R.Why = Why;
     R.Detail = Detail.str();
     R.WallSeconds = Wall();
@@ -414,9 +422,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       return std::move(E);
     int Status = 0;
     bool Finished = Child->wait(Opts.TimeoutSeconds, Status);
-    std::string Phase = lastPhase(LogPath);
-    bool OrigPhase = StringRef(Phase).contains("the original") ||
-                     StringRef(Phase).contains("the control");
+    auto [PhaseParty, Phase] = lastPhase(LogPath);
+    bool OrigPhase =
+        PhaseParty == Party::Original || PhaseParty == Party::Control;
     if (!Finished) {
       if (OrigPhase)
         return makeInputError("the original kernel does not finish within " +
@@ -445,9 +453,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
                                                       : Phase));
     }
     WorkerOutcome &W = *O;
-    if (W.Status == "no-device")
+    if (W.Status == WorkerStatus::NoDevice)
       return makeDeviceError(W.Message);
-    if (W.Status == "original-fails" && W.FailedShape >= 0 &&
+    if (W.Status == WorkerStatus::OriginalFails && W.FailedShape >= 0 &&
         size_t(W.FailedShape) < Job.Shapes.size() &&
         Job.Shapes[W.FailedShape].Generated && Attempt < 4) {
       // The original traps on a generated edge shape: the shape is not
@@ -460,11 +468,11 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       Job.Shapes.erase(Job.Shapes.begin() + W.FailedShape);
       continue;
     }
-    if (W.Status == "original-fails")
+    if (W.Status == WorkerStatus::OriginalFails)
       return makeInputError("the original kernel fails: " + W.Message);
-    if (W.Status == "error")
-      return W.Who == "harness" ? makeInternalError(W.Message)
-                                : makeInputError(W.Message);
+    if (W.Status == WorkerStatus::Error)
+      return W.Who == Party::Harness ? makeInternalError(W.Message)
+                                     : makeInputError(W.Message);
     VerifyResult Got = std::move(W.Result);
     Got.KernelName = R.KernelName;
     Got.OriginalFile = R.OriginalFile;
@@ -477,9 +485,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       SR.Dropped = D;
       Got.Shapes.push_back(SR);
     }
-    if (W.Status == "refused")
-      Got.Verdict = "refused";
-    finishVerdict(Got);
+    Got.Verdict = W.Status == WorkerStatus::Refused ? Verdict::Refused
+                                                    : Verdict::NoChange;
+    judgeResult(Got);
     Got.WallSeconds = Wall();
     return Got;
   }

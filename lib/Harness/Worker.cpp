@@ -60,7 +60,7 @@ double secondsSince(Clock::time_point T) {
 /// A refusal or an error, with who caused it.
 struct Failure {
   Reason Why = Reason::None;
-  std::string Who; ///< "original", "candidate", "harness"
+  Party Who = Party::None;
   std::string Msg;
   bool Sticky = false; ///< the context is dead
 };
@@ -125,9 +125,12 @@ struct DevBuf {
 };
 
 enum Who { Orig = 0, Cand = 1, Ctrl = 2 };
-const char *whoName(int W) {
-  return W == Orig ? "original" : W == Cand ? "candidate" : "control";
+Party partyOf(int W) {
+  return W == Orig   ? Party::Original
+         : W == Cand ? Party::Candidate
+                     : Party::Control;
 }
+StringRef whoName(int W) { return partyName(partyOf(W)); }
 
 class Worker {
 public:
@@ -187,28 +190,28 @@ private:
 bool Worker::ok(cu::Result R, const Twine &What) {
   if (R == cu::Success)
     return true;
-  F = Failure{cu::isStickyError(R) ? Reason::Trap : Reason::Crash, "harness",
-              (What + ": " + cu::describe(A, R)).str(),
+  F = Failure{cu::isStickyError(R) ? Reason::Trap : Reason::Crash,
+              Party::Harness, (What + ": " + cu::describe(A, R)).str(),
               cu::isStickyError(R)};
   return false;
 }
 
 bool Worker::fail(Reason Why, int W, const Twine &Msg, bool Sticky) {
-  F = Failure{Why, whoName(W), Msg.str(), Sticky};
+  F = Failure{Why, partyOf(W), Msg.str(), Sticky};
   return false;
 }
 
 bool Worker::init() {
   cu::Result R = A.Init(0);
   if (R != cu::Success) {
-    Out.Status = "no-device";
+    Out.Status = WorkerStatus::NoDevice;
     Out.Message = "no usable CUDA device: cuInit failed with " +
                   cu::describe(A, R);
     return false;
   }
   int Count = 0;
   if (A.DeviceGetCount(&Count) != cu::Success || Count == 0) {
-    Out.Status = "no-device";
+    Out.Status = WorkerStatus::NoDevice;
     Out.Message = "the CUDA driver reports no GPU";
     return false;
   }
@@ -299,7 +302,7 @@ bool Worker::measureCopyBandwidth() {
 bool Worker::loadModules() {
   Expected<LaunchSpecFile> SF = parseSpecFile(job().SpecPath);
   if (!SF) {
-    Out.Status = "error";
+    Out.Status = WorkerStatus::Error;
     Out.Message = errorText(SF.takeError());
     return false;
   }
@@ -308,7 +311,7 @@ bool Worker::loadModules() {
           ? &SpecFile->Kernels[0]
           : SpecFile->find(job().Kernel);
   if (!K) {
-    Out.Status = "error";
+    Out.Status = WorkerStatus::Error;
     Out.Message = "kernel '" + job().Kernel + "' is not in " + job().SpecPath;
     return false;
   }
@@ -674,7 +677,8 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   std::vector<std::vector<uint8_t>> Outs[2][2];
   for (int W = Orig; W <= Cand; ++W) {
     for (unsigned Run = 0; Run < 2; ++Run) {
-      Out.Progress(std::string("running the ") + whoName(W) + " " + Where);
+      Out.Progress(partyOf(W),
+                   ("running the " + whoName(W) + " " + Where).str());
       if (!Upload(true))
         return false;
       for (size_t I = 0; I < NA; ++I) {
@@ -904,7 +908,7 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
       SR.Dropped = "does not resolve: " + Msg;
       return true;
     }
-    Out.Status = "error";
+    Out.Status = WorkerStatus::Error;
     Out.Message = Msg;
     return false;
   }
@@ -967,7 +971,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   Shape Sh;
   for (auto &[Name, V] : WS.Vars)
     Sh.set(Name, V);
-  Out.Progress("timing shape " + Sh.str());
+  Out.Progress(Party::Candidate, "timing shape " + Sh.str());
   Expected<ResolvedLaunch> L = resolve(*K, Sh);
   if (!L) {
     Out.Result.Notes.push_back("not timed: " + errorText(L.takeError()));
@@ -1200,7 +1204,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     }
   SR.Timing = TR;
   if (TR.OrigUs < TR.FloorUs) {
-    Out.Status = "error";
+    Out.Status = WorkerStatus::Error;
     Out.Message = formatv("the original is timed at {0:f2} us on shape {1}, "
                           "below the physical floor of {2:f2} us: the "
                           "measurement is broken",
@@ -1238,7 +1242,7 @@ void Worker::run() {
     if (!checkShape(I, R.Shapes[I]))
       return;
     if (!R.Shapes[I].Dropped.empty() && !job().Shapes[I].Generated) {
-      Out.Status = "error";
+      Out.Status = WorkerStatus::Error;
       Out.Message = "the original kernel fails on the spec's shape " +
                     R.Shapes[I].Shape + ": " + R.Shapes[I].Dropped;
       return;
@@ -1266,22 +1270,22 @@ int runHarnessWorker(StringRef JobPath) {
   WorkerOutcome Early;
   Expected<const cu::Api *> Api = cu::load();
   if (!Api) {
-    Early.Status = "no-device";
+    Early.Status = WorkerStatus::NoDevice;
     Early.Message = errorText(Api.takeError());
     return Finish(Early);
   }
   // The driver starts (and the copy bandwidth is measured) while the parent
   // still compiles the original and the candidate; then the job arrives.
   Worker W(**Api);
-  W.Out.Progress = [](const std::string &Msg) {
-    errs() << "astra-worker: " << Msg << "\n";
+  W.Out.Progress = [](Party Who, const std::string &Msg) {
+    errs() << progressLine(Who, Msg) << "\n";
     errs().flush();
   };
-  W.Out.Progress("starting the CUDA driver");
+  W.Out.Progress(Party::Harness, "starting the CUDA driver");
   if (W.init()) {
     Expected<WorkerJob> Job = waitForJob(JobPath);
     if (!Job) {
-      W.Out.Status = "error";
+      W.Out.Status = WorkerStatus::Error;
       W.Out.Message = errorText(Job.takeError());
       return Finish(W.Out);
     }
@@ -1290,17 +1294,15 @@ int runHarnessWorker(StringRef JobPath) {
       W.run();
   }
   if (W.F) {
-    W.Out.Status = W.F->Who == "candidate"  ? "refused"
-                   : W.F->Who == "original" ? "original-fails"
-                                            : "error";
+    W.Out.Status = W.F->Who == Party::Candidate  ? WorkerStatus::Refused
+                   : W.F->Who == Party::Original ? WorkerStatus::OriginalFails
+                                                 : WorkerStatus::Error;
     W.Out.Who = W.F->Who;
     W.Out.Sticky = W.F->Sticky;
     W.Out.Result.Why = W.F->Why;
-    W.Out.Message = W.F->Who + ": " + W.F->Msg;
+    W.Out.Message = (partyName(W.F->Who) + ": " + W.F->Msg).str();
     W.Out.Result.Detail = W.F->Msg;
   }
-  if (W.Out.Status.empty())
-    W.Out.Status = "ok";
   return Finish(W.Out);
 }
 

@@ -81,24 +81,20 @@ TEST(StatsTest, AcceptanceNeedsLowerBoundAboveMargin) {
   MedianCI Quiet = ci(0.998, 1.0, 1.002);
   // Margin is the 1% floor when the control is quiet.
   EXPECT_DOUBLE_EQ(acceptanceMargin(Quiet), 0.01);
-  EXPECT_EQ(judgeSpeedup(ci(1.02, 1.05, 1.08), Quiet), SpeedVerdict::Faster);
+  EXPECT_EQ(judgeSpeedup(ci(1.02, 1.05, 1.08), Quiet), Verdict::Faster);
   // A median of 1.05 is not enough when the interval reaches down to 1.005.
-  EXPECT_EQ(judgeSpeedup(ci(1.005, 1.05, 1.08), Quiet),
-            SpeedVerdict::NoChange);
-  EXPECT_EQ(judgeSpeedup(ci(0.90, 0.92, 0.95), Quiet), SpeedVerdict::Slower);
+  EXPECT_EQ(judgeSpeedup(ci(1.005, 1.05, 1.08), Quiet), Verdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(0.90, 0.92, 0.95), Quiet), Verdict::Slower);
 }
 
 TEST(StatsTest, NoisyControlRaisesTheBar) {
   MedianCI Noisy = ci(0.95, 1.0, 1.04); // noise 5%
   EXPECT_NEAR(acceptanceMargin(Noisy), 0.05, 1e-12);
-  EXPECT_EQ(judgeSpeedup(ci(1.03, 1.06, 1.09), Noisy),
-            SpeedVerdict::NoChange);
-  EXPECT_EQ(judgeSpeedup(ci(1.06, 1.08, 1.10), Noisy), SpeedVerdict::Faster);
-  EXPECT_EQ(judgeSpeedup(ci(0.96, 0.97, 0.98), Noisy),
-            SpeedVerdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(1.03, 1.06, 1.09), Noisy), Verdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(1.06, 1.08, 1.10), Noisy), Verdict::Faster);
+  EXPECT_EQ(judgeSpeedup(ci(0.96, 0.97, 0.98), Noisy), Verdict::NoChange);
 }
 
 TEST(StatsTest, EmptySpeedupIsNoChange) {
-  EXPECT_EQ(judgeSpeedup(MedianCI(), ci(0.99, 1, 1.01)),
-            SpeedVerdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(MedianCI(), ci(0.99, 1, 1.01)), Verdict::NoChange);
 }

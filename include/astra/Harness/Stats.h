@@ -10,6 +10,7 @@
 #ifndef ASTRA_HARNESS_STATS_H
 #define ASTRA_HARNESS_STATS_H
 
+#include "astra/Harness/Verdict.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstddef>
@@ -44,16 +45,14 @@ MedianCI medianCI(llvm::ArrayRef<double> Samples, double Level = 0.95);
 /// larger distance of its interval's ends from 1 (0 when it holds 1 tightly).
 double controlNoise(const MedianCI &Control);
 
-enum class SpeedVerdict { Faster, NoChange, Slower };
-llvm::StringRef speedVerdictName(SpeedVerdict V);
-
 /// The acceptance threshold: max(MinGain, the control's noise).
 double acceptanceMargin(const MedianCI &Control, double MinGain = 0.01);
 
 /// Faster only when the speedup interval's lower bound beats 1 + margin;
-/// Slower when its upper bound is under 1 - margin; NoChange otherwise.
-SpeedVerdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
-                          double MinGain = 0.01);
+/// Slower when its upper bound is under 1 - margin; NoChange otherwise
+/// (never Mixed or Refused).
+Verdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
+                     double MinGain = 0.01);
 
 } // namespace astra
 

@@ -12,6 +12,7 @@
 #define ASTRA_HARNESS_VERIFY_H
 
 #include "astra/Harness/Stats.h"
+#include "astra/Harness/Verdict.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -24,27 +25,6 @@ namespace astra {
 
 struct KernelSpec;
 struct LaunchSpecFile;
-
-/// Why a candidate is refused. The names (reasonName) are stable: tests and
-/// reports match them.
-enum class Reason {
-  None,
-  Trap,                ///< illegal address, misaligned access, ... in a kernel
-  Hang,                ///< no result within the time limit
-  Crash,               ///< the worker died (signal) outside a kernel
-  DoesNotLoad,         ///< PTX does not JIT, or the kernel is missing
-  LaunchFailed,        ///< the launch is refused (resources)
-  DeviceSideLaunch,    ///< launches device work that outlives the timed region
-  OutOfBoundsWrite,    ///< guard bytes around a buffer changed
-  WritesInput,         ///< an `in` buffer changed
-  UnwrittenOutput,     ///< output elements the original writes kept the poison
-  Nondeterministic,    ///< two runs on the same inputs differ
-  NanMismatch,         ///< NaN where the original has none, or the reverse
-  WrongResult,         ///< beyond tolerance (or not bit-equal for integers)
-  BelowPhysicalFloor,  ///< timed faster than bytes written / peak bandwidth
-};
-llvm::StringRef reasonName(Reason R);
-Reason parseReason(llvm::StringRef Name);
 
 struct DeviceInfo {
   std::string Name;
@@ -63,7 +43,8 @@ struct TimingResult {
   double OrigUs = 0, CandUs = 0; ///< medians per launch
   MedianCI Speedup;              ///< per-round original / candidate
   MedianCI Control;              ///< per-round original / original
-  SpeedVerdict Verdict = SpeedVerdict::NoChange;
+  /// Faster, NoChange or Slower (judgeSpeedup).
+  astra::Verdict Verdict = astra::Verdict::NoChange;
   double Margin = 0;             ///< the acceptance margin used
   unsigned Rounds = 0, Batch = 1, Copies = 1;
   double Bytes = 0;              ///< bytes per launch: ResolvedLaunch::MinBytes
@@ -87,8 +68,10 @@ struct ShapeResult {
 
 struct VerifyResult {
   DeviceInfo Device;
-  /// "faster", "no-significant-change", "slower" or "refused".
-  std::string Verdict;
+  astra::Verdict Verdict = astra::Verdict::NoChange;
+  /// The timed shapes judged faster (slower) beyond the margin, written
+  /// without spaces ("T=128,d=11008"); both non-empty: Mixed.
+  std::vector<std::string> FasterShapes, SlowerShapes;
   Reason Why = Reason::None;
   std::string Detail; ///< the evidence for a refusal
   std::vector<ShapeResult> Shapes;
@@ -134,6 +117,11 @@ struct VerifyOptions {
 /// refused candidate is a result, not an error.
 llvm::Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts);
 
+/// Fills in the verdict of a result from its timed shapes: the geometric
+/// mean, the control's median, FasterShapes and SlowerShapes, and (unless
+/// refused) Faster, Slower, Mixed (both) or NoChange.
+void judgeResult(VerifyResult &R);
+
 /// The mangled `.entry` name in \p Ptx of the kernel a spec names
 /// ("rmsnorm", "act_and_mul<__half>"), matched by demangling.
 llvm::Expected<std::string> findPtxEntry(llvm::StringRef Ptx,
@@ -161,6 +149,10 @@ bool fromJSON(const llvm::json::Value &V, MedianCI &C, llvm::json::Path P);
 
 /// The human table: one line per shape, then the verdict.
 void printVerifyTable(llvm::raw_ostream &OS, const VerifyResult &R);
+/// The table's last word: "verdict: mixed: faster on T=128,d=11008 (1.61x);
+/// slower on T=1,d=4096 (0.72x) (geometric-mean speedup ...)", "verdict:
+/// refused: <reason>: <evidence>", ...
+void printVerdictLine(llvm::raw_ostream &OS, const VerifyResult &R);
 
 /// The child side: `astra-opt --harness-worker <job.json>`. Writes the
 /// result JSON named in the job; returns the process exit code.

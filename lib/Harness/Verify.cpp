@@ -29,116 +29,6 @@ using namespace llvm;
 
 namespace astra {
 
-//===-- PTX ----------------------------------------------------------------===//
-
-/// The kernel name of a demangled entry, without return type and
-/// parameters, spaces removed: "void k<__half>(__half*, int)" -> "k<__half>".
-static std::string entryKernelName(StringRef Demangled) {
-  // Cut the parameter list: the first '(' outside template brackets.
-  int Depth = 0;
-  size_t Cut = Demangled.size();
-  for (size_t I = 0; I < Demangled.size(); ++I) {
-    char C = Demangled[I];
-    if (C == '<')
-      ++Depth;
-    else if (C == '>')
-      --Depth;
-    else if (C == '(' && Depth == 0) {
-      Cut = I;
-      break;
-    }
-  }
-  StringRef Name = Demangled.take_front(Cut).trim();
-  // A return type precedes the name of a template instantiation; it ends at
-  // the last space outside template brackets.
-  Depth = 0;
-  size_t Start = 0;
-  for (size_t I = 0; I < Name.size(); ++I) {
-    char C = Name[I];
-    if (C == '<')
-      ++Depth;
-    else if (C == '>')
-      --Depth;
-    else if (C == ' ' && Depth == 0)
-      Start = I + 1;
-  }
-  std::string Out;
-  for (char C : Name.drop_front(Start))
-    if (C != ' ')
-      Out += C;
-  return Out;
-}
-
-static std::vector<std::string> ptxEntries(StringRef Ptx) {
-  std::vector<std::string> Names;
-  SmallVector<StringRef, 0> Lines;
-  Ptx.split(Lines, '\n');
-  for (StringRef L : Lines) {
-    L = L.trim();
-    size_t P = L.find(".entry ");
-    if (P == StringRef::npos || L.starts_with("//"))
-      continue;
-    StringRef Rest = L.drop_front(P + 7).trim();
-    Names.push_back(Rest.take_until([](char C) {
-                          return C == '(' || C == ' ' || C == '\t';
-                        }).str());
-  }
-  return Names;
-}
-
-Expected<std::string> findPtxEntry(StringRef Ptx, StringRef SpecName) {
-  std::string Want;
-  for (char C : SpecName)
-    if (C != ' ')
-      Want += C;
-  std::vector<std::string> Entries = ptxEntries(Ptx);
-  for (const std::string &E : Entries) {
-    std::string Name = entryKernelName(demangle(E));
-    if (Name == Want || StringRef(Name).ends_with("::" + Want))
-      return E;
-  }
-  std::string Have;
-  for (const std::string &E : Entries)
-    Have += (Have.empty() ? "" : ", ") + entryKernelName(demangle(E));
-  return makeInputError("no kernel '" + SpecName + "' in the compiled " +
-                        "module (it has: " +
-                        (Have.empty() ? std::string("no kernels") : Have) +
-                        ")" +
-                        (SpecName.contains('<')
-                             ? "; a template must be instantiated in the file"
-                             : ""));
-}
-
-std::vector<std::string> findDeviceSideLaunches(StringRef Ptx) {
-  // Dynamic parallelism: cudaLaunchDevice, cudaGetParameterBuffer (the
-  // CUDA 12+ headers call __cudaCDP2LaunchDevice, ...), device graph
-  // launches and device-side streams.
-  static const char *Names[] = {"LaunchDevice", "GetParameterBuffer",
-                                "cudaCDP", "cudaGraphLaunch",
-                                "cudaStreamCreate"};
-  std::vector<std::string> Found;
-  SmallVector<StringRef, 0> Lines;
-  Ptx.split(Lines, '\n');
-  for (StringRef L : Lines) {
-    L = L.trim();
-    if (!L.starts_with(".extern .func") && !L.starts_with(".weak .func"))
-      continue;
-    for (const char *N : Names)
-      if (L.contains(N)) {
-        // The whole identifier around the match.
-        size_t B = L.find(N), E = B + strlen(N);
-        auto IsId = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
-        while (B > 0 && IsId(L[B - 1]))
-          --B;
-        while (E < L.size() && IsId(L[E]))
-          ++E;
-        Found.push_back(L.slice(B, E).str());
-        break;
-      }
-  }
-  return Found;
-}
-
 //===-- Shapes -------------------------------------------------------------===//
 
 static uint64_t footprint(const ResolvedLaunch &L) {
@@ -317,6 +207,24 @@ void judgeResult(VerifyResult &R) {
                                      : Verdict::NoChange;
 }
 
+std::vector<std::string> globalStateNotes(StringRef OrigPtx,
+                                          StringRef CandPtx) {
+  std::vector<std::string> Orig = findGlobalStores(OrigPtx), Notes;
+  for (const std::string &G : findGlobalStores(CandPtx)) {
+    if (is_contained(Orig, G))
+      continue;
+    std::string Shown = demangle(G);
+    std::string Name = "'" + Shown + "'" + (Shown == G ? "" : " (" + G + ")");
+    Notes.push_back("warning: the candidate stores to the device-global "
+                    "variable " +
+                    Name +
+                    " and the original does not: state that outlives a "
+                    "launch can make timed launches differ from checked ones "
+                    "(the timed launches' outputs are checked)");
+  }
+  return Notes;
+}
+
 Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   auto WallStart = std::chrono::steady_clock::now();
   Expected<LaunchSpecFile> SF = parseSpecFile(Opts.SpecPath);
@@ -404,6 +312,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
                       "): that work would outlive the timed region and "
                       "escape the checks; not allowed");
 
+  std::vector<std::string> GlobalNotes = globalStateNotes(OrigPtx, CandPtx);
   Job.OrigPtx = OrigPtx;
   Job.CandPtx = CandPtx;
   Job.OrigEntry = *OrigEntry;
@@ -485,6 +394,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       SR.Dropped = D;
       Got.Shapes.push_back(SR);
     }
+    Got.Notes.insert(Got.Notes.end(), GlobalNotes.begin(), GlobalNotes.end());
     Got.Verdict = W.Status == WorkerStatus::Refused ? Verdict::Refused
                                                     : Verdict::NoChange;
     judgeResult(Got);

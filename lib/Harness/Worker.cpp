@@ -185,6 +185,13 @@ private:
                std::string &Where,
                std::vector<std::vector<uint8_t>> *Keep = nullptr);
   bool timeShape(size_t Index, ShapeResult &SR);
+  /// After the timed rounds: every party's outputs in every copy (written
+  /// by its last timed launch there) against the reference \p Ref.
+  bool
+  checkTimedOutputs(const Shape &Sh, const ResolvedLaunch &L,
+                    const std::vector<std::vector<uint8_t>> (&Ref)[2],
+                    const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
+                    unsigned Batch);
 };
 
 bool Worker::ok(cu::Result R, const Twine &What) {
@@ -476,9 +483,15 @@ struct Tally {
   size_t Nondet = 0, FirstNondet = SIZE_MAX;
   size_t NanBad = 0, FirstNan = SIZE_MAX;
   unsigned NanRun = 0; ///< the candidate run of FirstNan
-  size_t Bad = 0, WorstIdx = SIZE_MAX;
+  size_t Bad = 0, FirstBad = SIZE_MAX, WorstIdx = SIZE_MAX;
   unsigned WorstRun = 0;
   double Worst = -1;
+
+  /// The first element that differs in any way; SIZE_MAX for none.
+  size_t firstMismatch() const {
+    return std::min({FirstUnwritten, FirstNan, FirstBad});
+  }
+  size_t mismatches() const { return Unwritten + NanBad + Bad; }
 
   void merge(const Tally &O) {
     Unwritten += O.Unwritten;
@@ -491,6 +504,7 @@ struct Tally {
       NanRun = O.NanRun;
     }
     Bad += O.Bad;
+    FirstBad = std::min(FirstBad, O.FirstBad);
     if (O.Worst > Worst) {
       Worst = O.Worst;
       WorstIdx = O.WorstIdx;
@@ -544,6 +558,7 @@ Tally compareRange(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
              (S.Differs && intDistance(C, O1, T, E) <= Tol.Atol)))
           continue;
         ++R.Bad;
+        R.FirstBad = std::min(R.FirstBad, E);
         if (R.Worst < 1) {
           R.Worst = 1;
           R.WorstIdx = E;
@@ -573,6 +588,7 @@ Tally compareRange(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
       if (Within(Ov) || (S.Differs && Within(Ov1)))
         continue;
       ++R.Bad;
+      R.FirstBad = std::min(R.FirstBad, E);
       double Rel = std::fabs(Cv - Ov) / std::max(std::fabs(Ov), 1e-30);
       if (std::isnan(Rel) || std::isinf(Rel))
         Rel = 1e300;
@@ -966,6 +982,50 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
 
 //===-- Timing -------------------------------------------------------------===//
 
+bool Worker::checkTimedOutputs(
+    const Shape &Sh, const ResolvedLaunch &L,
+    const std::vector<std::vector<uint8_t>> (&Ref)[2],
+    const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
+    unsigned Batch) {
+  const size_t NA = K->Args.size();
+  std::vector<uint8_t> Got;
+  // The candidate first: its failure is the refusal; the original's and the
+  // control's are errors about the original.
+  for (int W : {Cand, Orig, Ctrl}) {
+    for (unsigned C = 0; C < Batch; ++C) {
+      for (size_t I = 0; I < NA; ++I) {
+        const ArgSpec &AS = K->Args[I];
+        if (AS.IsScalar || AS.Role == ArgRole::In || !L.Args[I].Bytes)
+          continue;
+        Got.resize(L.Args[I].Bytes);
+        if (!ok(A.MemcpyDtoH(Got.data(), Copies[W][C][I], Got.size()),
+                "download"))
+          return false;
+        ArrayRef<uint8_t> R0 = Ref[0][I], R1 = Ref[1][I];
+        size_t N = L.Args[I].Count;
+        Spread Sp = originalSpread(R0, R1, AS.Type, N, AS.Role == ArgRole::Out);
+        Tally T =
+            compareOutputs(R0, R1, Got, Got, AS.Type, N,
+                           AS.Role == ArgRole::Out, K->toleranceFor(AS), Sp);
+        if (!T.mismatches())
+          continue;
+        size_t E = T.firstMismatch();
+        return fail(Reason::TimedRunsDiffer, W,
+                    formatv("the {0}'s timed launches wrote other values than "
+                            "its checked runs: {1} elements of '{2}' (copy {3} "
+                            "of {4}) differ from the original's reference on "
+                            "shape {5}, first at index {6} ({0} {7}, "
+                            "reference {8})",
+                            whoName(W), T.mismatches(), AS.Name, C + 1, Batch,
+                            Sh.str(), E, fmtElem(Got, AS.Type, E),
+                            fmtElem(R0, AS.Type, E))
+                        .str());
+      }
+    }
+  }
+  return true;
+}
+
 bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   const WorkerShape &WS = job().Shapes[Index];
   Shape Sh;
@@ -995,7 +1055,6 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   const size_t NA = K->Args.size();
   const DeviceInfo &D = Out.Result.Device;
   uint64_t Footprint = 0, OutBytes = 0;
-  bool HasInOut = false;
   for (size_t I = 0; I < NA; ++I) {
     if (L->Args[I].IsScalar)
       continue;
@@ -1004,11 +1063,12 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     ArgRole R = K->Args[I].Role;
     if (R != ArgRole::In)
       OutBytes += B;
-    HasInOut |= R == ArgRole::InOut;
   }
-  // Copy 0, uploaded; pristine inout contents for restores.
-  std::vector<std::vector<cu::DevicePtr>> Copies(1,
-                                                 std::vector<cu::DevicePtr>(NA));
+  // Copies[W][C][I]: party W's buffers of rotating copy C. The inputs are
+  // shared; each party writes its own outputs, so that what a party's timed
+  // launches wrote can be checked after the rounds. Pristine: inout contents
+  // for restores.
+  std::vector<std::vector<cu::DevicePtr>> Copies[3];
   std::vector<cu::DevicePtr> Pristine(NA, 0), AllBufs;
   auto Alloc = [&](cu::DevicePtr &P, uint64_t Bytes) {
     if (!ok(A.MemAlloc(&P, std::max<uint64_t>(Bytes, 256)), "cuMemAlloc"))
@@ -1020,18 +1080,42 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     for (cu::DevicePtr P : AllBufs)
       A.MemFree(P);
   };
+  // A new rotating copy: inputs from copy 0 (the upload), outputs fresh.
+  auto AddCopy = [&] {
+    size_t C = Copies[0].size();
+    for (int W = Orig; W <= Ctrl; ++W)
+      Copies[W].emplace_back(NA, 0);
+    for (size_t I = 0; I < NA; ++I) {
+      if (L->Args[I].IsScalar)
+        continue;
+      uint64_t B = L->Args[I].Bytes;
+      bool Shared = K->Args[I].Role == ArgRole::In;
+      for (int W = Orig; W <= Ctrl; ++W) {
+        if (Shared && W != Orig) {
+          Copies[W][C][I] = Copies[Orig][C][I];
+          continue;
+        }
+        if (!Alloc(Copies[W][C][I], B))
+          return false;
+      }
+      if (C > 0 && Shared &&
+          !ok(A.MemcpyDtoDAsync(Copies[Orig][C][I], Copies[Orig][0][I], B, S),
+              "copy inputs"))
+        return false;
+    }
+    return true;
+  };
+  if (!AddCopy())
+    return FreeAll(), false;
   for (size_t I = 0; I < NA; ++I) {
-    if (L->Args[I].IsScalar)
-      continue;
     uint64_t B = L->Args[I].Bytes;
-    if (!Alloc(Copies[0][I], B))
-      return FreeAll(), false;
-    if (K->Args[I].Role != ArgRole::Out && B &&
-        !ok(A.MemcpyHtoD(Copies[0][I], (*In)[I].data(), B), "upload"))
+    if (L->Args[I].IsScalar || K->Args[I].Role == ArgRole::Out || !B)
+      continue;
+    if (!ok(A.MemcpyHtoD(Copies[Orig][0][I], (*In)[I].data(), B), "upload"))
       return FreeAll(), false;
     if (K->Args[I].Role == ArgRole::InOut &&
         (!Alloc(Pristine[I], B) ||
-         !ok(A.MemcpyDtoDAsync(Pristine[I], Copies[0][I], B, S), "copy")))
+         !ok(A.MemcpyDtoDAsync(Pristine[I], Copies[Orig][0][I], B, S), "copy")))
       return FreeAll(), false;
   }
   cu::DevicePtr Flush = 0;
@@ -1049,16 +1133,49 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   };
   unsigned FlushCount = 0;
   unsigned Batch = 1;
-  // One measurement: restore inout copies, flush L2, hold the stream while
+  // Before each launch of party W on copy C: inout buffers restored, out
+  // buffers poisoned, so every launch must write all it writes again.
+  auto Prepare = [&](int W, unsigned C, uint8_t Fill) {
+    for (size_t I = 0; I < NA; ++I) {
+      if (L->Args[I].IsScalar || !L->Args[I].Bytes)
+        continue;
+      if (Pristine[I] && !ok(A.MemcpyDtoDAsync(Copies[W][C][I], Pristine[I],
+                                               L->Args[I].Bytes, S),
+                             "restore inout"))
+        return false;
+      if (K->Args[I].Role == ArgRole::Out &&
+          !ok(A.MemsetD8Async(Copies[W][C][I], Fill, L->Args[I].Bytes, S),
+              "poison outputs"))
+        return false;
+    }
+    return true;
+  };
+  // The original's reference outputs on these inputs, from both poisons
+  // (as in a correctness case), and its run-to-run spread.
+  std::vector<std::vector<uint8_t>> Ref[2];
+  for (unsigned Run = 0; Run < 2; ++Run) {
+    Ref[Run].assign(NA, {});
+    if (!Prepare(Orig, 0, Poison[Run]) || !launch(Orig, *L, Copies[Orig][0]) ||
+        !syncAfter(Orig,
+                   "in the original's reference run on shape " + Sh.str()))
+      return Cleanup(), false;
+    for (size_t I = 0; I < NA; ++I) {
+      if (L->Args[I].IsScalar || K->Args[I].Role == ArgRole::In)
+        continue;
+      Ref[Run][I].resize(L->Args[I].Bytes);
+      if (L->Args[I].Bytes &&
+          !ok(A.MemcpyDtoH(Ref[Run][I].data(), Copies[Orig][0][I],
+                           L->Args[I].Bytes),
+              "download"))
+        return Cleanup(), false;
+    }
+  }
+  // One measurement: prepare the copies, flush L2, hold the stream while
   // the batch is queued, then Batch launches over the copies.
   auto Measure = [&](int W, cu::Event E0, cu::Event E1) {
     for (unsigned C = 0; C < Batch; ++C)
-      for (size_t I = 0; I < NA; ++I)
-        if (Pristine[I] &&
-            !ok(A.MemcpyDtoDAsync(Copies[C][I], Pristine[I],
-                                  L->Args[I].Bytes, S),
-                "restore inout"))
-          return false;
+      if (!Prepare(W, C, Poison[0]))
+        return false;
     if (!ok(A.MemsetD32Async(Flush, 0x9E3779B9u * ++FlushCount,
                              FlushBytes / 4, S),
             "L2 flush"))
@@ -1071,7 +1188,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
       return false;
     A.EventRecord(E0, S);
     for (unsigned C = 0; C < Batch; ++C)
-      if (!launch(W, *L, Copies[C]))
+      if (!launch(W, *L, Copies[W][C]))
         return false;
     A.EventRecord(E1, S);
     return true;
@@ -1099,22 +1216,14 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     uint64_t MemCap = std::min<uint64_t>(Free / 4, 4ull << 30);
     unsigned Want = unsigned(std::ceil(100.0 / std::max(Est, 1.0)));
     Want = std::min(Want, 64u);
-    if (Footprint)
-      Want = unsigned(std::min<uint64_t>(Want, MemCap / Footprint));
+    // Per copy: the inputs once, the outputs once per party.
+    if (uint64_t PerCopy = Footprint + 2 * OutBytes)
+      Want = unsigned(std::min<uint64_t>(Want, MemCap / PerCopy));
     Batch = std::max(1u, Want);
   }
-  for (unsigned C = 1; C < Batch; ++C) {
-    Copies.emplace_back(NA, 0);
-    for (size_t I = 0; I < NA; ++I) {
-      if (L->Args[I].IsScalar)
-        continue;
-      if (!Alloc(Copies[C][I], L->Args[I].Bytes) ||
-          !ok(A.MemcpyDtoDAsync(Copies[C][I], Copies[0][I], L->Args[I].Bytes,
-                                S),
-              "copy inputs"))
-        return Cleanup(), false;
-    }
-  }
+  for (unsigned C = 1; C < Batch; ++C)
+    if (!AddCopy())
+      return Cleanup(), false;
   if (Batch > 1)
     for (int W = Orig; W <= Ctrl; ++W)
       if (!Measure(W, Ev[0], Ev[1]) || !syncAfter(W, "while timing"))
@@ -1157,7 +1266,10 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
         medianCI(Control).relHalfWidth() <= job().TargetHalfWidth)
       break;
   }
+  bool Checked = checkTimedOutputs(Sh, *L, Ref, Copies, Batch);
   Cleanup();
+  if (!Checked)
+    return false;
   TR.Rounds = Speed.size();
   TR.Batch = Batch;
   TR.Copies = Batch;
@@ -1186,7 +1298,6 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     TR.OrigPctCopy = 100 * TR.OrigGBs / D.CopyGBs;
     TR.CandPctCopy = 100 * TR.CandGBs / D.CopyGBs;
   }
-  (void)HasInOut;
   // Nominal bytes count every buffer once; an input much larger than the
   // outputs (a gather's table) is likely read only in part.
   for (size_t I = 0; I < NA; ++I)

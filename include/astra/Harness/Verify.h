@@ -11,6 +11,7 @@
 #ifndef ASTRA_HARNESS_VERIFY_H
 #define ASTRA_HARNESS_VERIFY_H
 
+#include "astra/Harness/PtxScan.h"
 #include "astra/Harness/Stats.h"
 #include "astra/Harness/Verdict.h"
 #include "llvm/Support/Error.h"
@@ -117,19 +118,15 @@ struct VerifyOptions {
 /// refused candidate is a result, not an error.
 llvm::Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts);
 
+/// Warnings for the report: one per module-scope `.global` variable that
+/// \p CandPtx stores to and \p OrigPtx does not.
+std::vector<std::string> globalStateNotes(llvm::StringRef OrigPtx,
+                                          llvm::StringRef CandPtx);
+
 /// Fills in the verdict of a result from its timed shapes: the geometric
 /// mean, the control's median, FasterShapes and SlowerShapes, and (unless
 /// refused) Faster, Slower, Mixed (both) or NoChange.
 void judgeResult(VerifyResult &R);
-
-/// The mangled `.entry` name in \p Ptx of the kernel a spec names
-/// ("rmsnorm", "act_and_mul<__half>"), matched by demangling.
-llvm::Expected<std::string> findPtxEntry(llvm::StringRef Ptx,
-                                         llvm::StringRef SpecName);
-
-/// Device functions \p Ptx declares but does not define whose names show a
-/// device-side launch (dynamic parallelism).
-std::vector<std::string> findDeviceSideLaunches(llvm::StringRef Ptx);
 
 /// Generated edge shapes for \p K (docs/harness.md): from the spec's
 /// smallest shape, each variable set in turn to 1, 3, 5, 7, 9, 15, 17, 97,

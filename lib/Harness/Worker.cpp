@@ -1010,14 +1010,17 @@ bool Worker::checkTimedOutputs(
         if (!T.mismatches())
           continue;
         size_t E = T.firstMismatch();
+        // Both "runs" compared are the same buffer: each element counts
+        // twice.
+        size_t Elems = (T.mismatches() + 1) / 2;
         return fail(Reason::TimedRunsDiffer, W,
                     formatv("the {0}'s timed launches wrote other values than "
                             "its checked runs: {1} elements of '{2}' (copy {3} "
                             "of {4}) differ from the original's reference on "
                             "shape {5}, first at index {6} ({0} {7}, "
                             "reference {8})",
-                            whoName(W), T.mismatches(), AS.Name, C + 1, Batch,
-                            Sh.str(), E, fmtElem(Got, AS.Type, E),
+                            whoName(W), Elems, AS.Name, C + 1, Batch, Sh.str(),
+                            E, fmtElem(Got, AS.Type, E),
                             fmtElem(R0, AS.Type, E))
                         .str());
       }

@@ -93,4 +93,15 @@ Verdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
   return Verdict::NoChange;
 }
 
+bool StoppingRule::shouldStop(ArrayRef<double> Speedups,
+                              ArrayRef<double> Controls, double Seconds) const {
+  size_t N = Speedups.size();
+  if (N < MinRounds || (Cycle && N % Cycle))
+    return false;
+  if (N >= MaxRounds || Seconds > TimeBudget)
+    return true;
+  return medianCI(Speedups).relHalfWidth() <= TargetHalfWidth &&
+         medianCI(Controls).relHalfWidth() <= TargetHalfWidth;
+}
+
 } // namespace astra

@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_HARNESS_WORKERINTERNAL_H
 #define ASTRA_LIB_HARNESS_WORKERINTERNAL_H
 
+#include "astra/Harness/Spec.h"
 #include "astra/Harness/Verify.h"
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,8 @@ struct WorkerShape {
   std::vector<std::pair<std::string, int64_t>> Vars;
   bool Generated = false;
   bool Timed = false;
+  /// Vars as a Shape.
+  Shape shape() const;
 };
 
 struct WorkerJob {

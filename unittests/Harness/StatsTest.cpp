@@ -98,3 +98,26 @@ TEST(StatsTest, NoisyControlRaisesTheBar) {
 TEST(StatsTest, EmptySpeedupIsNoChange) {
   EXPECT_EQ(judgeSpeedup(MedianCI(), ci(0.99, 1, 1.01)), Verdict::NoChange);
 }
+
+TEST(StatsTest, StoppingRule) {
+  StoppingRule R;
+  R.TimeBudget = 1.0;
+  R.TargetHalfWidth = 0.005;
+  std::vector<double> Tight(12, 1.0), Loose;
+  for (int I = 0; I < 12; ++I)
+    Loose.push_back(I % 2 ? 1.2 : 0.8);
+  // Too few rounds, or not a whole cycle: never stops.
+  EXPECT_FALSE(R.shouldStop(llvm::ArrayRef<double>(Tight).take_front(6),
+                            llvm::ArrayRef<double>(Tight).take_front(6), 10));
+  std::vector<double> Thirteen(13, 1.0);
+  EXPECT_FALSE(R.shouldStop(Thirteen, Thirteen, 10));
+  // Tight intervals stop; loose ones go on until the budget.
+  EXPECT_TRUE(R.shouldStop(Tight, Tight, 0.1));
+  EXPECT_FALSE(R.shouldStop(Loose, Tight, 0.1));
+  EXPECT_FALSE(R.shouldStop(Tight, Loose, 0.1));
+  EXPECT_TRUE(R.shouldStop(Loose, Loose, 1.5));
+  std::vector<double> Many(600, 0.8);
+  for (size_t I = 0; I < Many.size(); I += 2)
+    Many[I] = 1.2;
+  EXPECT_TRUE(R.shouldStop(Many, Many, 0.1));
+}

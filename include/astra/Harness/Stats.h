@@ -54,6 +54,21 @@ double acceptanceMargin(const MedianCI &Control, double MinGain = 0.01);
 Verdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
                      double MinGain = 0.01);
 
+/// When the timing rounds stop (kept apart from the measurement, as NVBench
+/// keeps its stopping criteria): only after whole cycles of the rotating
+/// orders and at least MinRounds; then at MaxRounds, past the time budget,
+/// or once both the speedup's and the control's intervals are within
+/// TargetHalfWidth of their medians.
+struct StoppingRule {
+  unsigned MinRounds = 12, MaxRounds = 600;
+  unsigned Cycle = 6; ///< rounds per cycle of the orders
+  double TimeBudget = 1.0;
+  double TargetHalfWidth = 0.005;
+
+  bool shouldStop(llvm::ArrayRef<double> Speedups,
+                  llvm::ArrayRef<double> Controls, double Seconds) const;
+};
+
 } // namespace astra
 
 #endif // ASTRA_HARNESS_STATS_H

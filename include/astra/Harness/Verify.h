@@ -11,9 +11,11 @@
 #ifndef ASTRA_HARNESS_VERIFY_H
 #define ASTRA_HARNESS_VERIFY_H
 
+// What callers of verifyCandidate also use; each declared in its own header.
+#include "astra/Harness/HarnessWorker.h"
 #include "astra/Harness/PtxScan.h"
-#include "astra/Harness/Stats.h"
-#include "astra/Harness/Verdict.h"
+#include "astra/Harness/VerifyResult.h"
+#include "astra/Harness/VerifyTable.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,65 +28,6 @@ namespace astra {
 
 struct KernelSpec;
 struct LaunchSpecFile;
-
-struct DeviceInfo {
-  std::string Name;
-  int CcMajor = 0, CcMinor = 0;
-  int SMs = 0;
-  int64_t L2Bytes = 0;
-  int64_t TotalMem = 0;
-  int DriverVersion = 0;
-  /// From the memory clock and bus width (0 when the driver does not say).
-  double PeakDramGBs = 0;
-  /// A large device-to-device copy, bytes read + written per second.
-  double CopyGBs = 0;
-};
-
-struct TimingResult {
-  double OrigUs = 0, CandUs = 0; ///< medians per launch
-  MedianCI Speedup;              ///< per-round original / candidate
-  MedianCI Control;              ///< per-round original / original
-  /// Faster, NoChange or Slower (judgeSpeedup).
-  astra::Verdict Verdict = astra::Verdict::NoChange;
-  double Margin = 0;             ///< the acceptance margin used
-  unsigned Rounds = 0, Batch = 1, Copies = 1;
-  double Bytes = 0;              ///< bytes per launch: ResolvedLaunch::MinBytes
-  double FloorUs = 0;            ///< physical floor per launch
-  double OrigGBs = 0, CandGBs = 0;
-  double OrigPctCopy = 0, CandPctCopy = 0;
-};
-
-struct ShapeResult {
-  std::string Shape; ///< "T=1, d=4096"
-  bool Generated = false;
-  /// The worker got to this shape (it stops at the first refusal).
-  bool Checked = false;
-  bool Correct = false;
-  /// Not run: the original itself misbehaves on this generated shape, or
-  /// its inputs cannot be generated (the text says which).
-  std::string Dropped;
-  unsigned Cases = 0;
-  std::optional<TimingResult> Timing;
-};
-
-struct VerifyResult {
-  DeviceInfo Device;
-  astra::Verdict Verdict = astra::Verdict::NoChange;
-  /// The timed shapes judged faster (slower) beyond the margin, written
-  /// without spaces ("T=128,d=11008"); both non-empty: Mixed.
-  std::vector<std::string> FasterShapes, SlowerShapes;
-  Reason Why = Reason::None;
-  std::string Detail; ///< the evidence for a refusal
-  std::vector<ShapeResult> Shapes;
-  std::vector<std::string> Notes;
-  /// Geometric mean of the timed shapes' median speedups (1 when none).
-  double GeoMeanSpeedup = 1;
-  /// The control's median over the timed shapes (median of medians).
-  double ControlMedian = 1;
-  double WorkerSeconds = 0, WallSeconds = 0;
-  bool IsControlRun = false;
-  std::string KernelName, OriginalFile, CandidateFile;
-};
 
 struct VerifyOptions {
   std::string SpecPath;
@@ -123,37 +66,11 @@ llvm::Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts);
 std::vector<std::string> globalStateNotes(llvm::StringRef OrigPtx,
                                           llvm::StringRef CandPtx);
 
-/// Fills in the verdict of a result from its timed shapes: the geometric
-/// mean, the control's median, FasterShapes and SlowerShapes, and (unless
-/// refused) Faster, Slower, Mixed (both) or NoChange.
-void judgeResult(VerifyResult &R);
-
 /// Generated edge shapes for \p K (docs/harness.md): from the spec's
 /// smallest shape, each variable set in turn to 1, 3, 5, 7, 9, 15, 17, 97,
 /// keeping those that resolve, are new, and stay small.
 std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
 deriveEdgeShapes(const KernelSpec &K);
-
-llvm::json::Value toJSON(const VerifyResult &R);
-llvm::json::Value toJSON(const DeviceInfo &D);
-llvm::json::Value toJSON(const ShapeResult &S);
-llvm::json::Value toJSON(const MedianCI &C);
-bool fromJSON(const llvm::json::Value &V, VerifyResult &R, llvm::json::Path P);
-bool fromJSON(const llvm::json::Value &V, DeviceInfo &D, llvm::json::Path P);
-bool fromJSON(const llvm::json::Value &V, ShapeResult &S, llvm::json::Path P);
-bool fromJSON(const llvm::json::Value &V, TimingResult &T, llvm::json::Path P);
-bool fromJSON(const llvm::json::Value &V, MedianCI &C, llvm::json::Path P);
-
-/// The human table: one line per shape, then the verdict.
-void printVerifyTable(llvm::raw_ostream &OS, const VerifyResult &R);
-/// The table's last word: "verdict: mixed: faster on T=128,d=11008 (1.61x);
-/// slower on T=1,d=4096 (0.72x) (geometric-mean speedup ...)", "verdict:
-/// refused: <reason>: <evidence>", ...
-void printVerdictLine(llvm::raw_ostream &OS, const VerifyResult &R);
-
-/// The child side: `astra-opt --harness-worker <job.json>`. Writes the
-/// result JSON named in the job; returns the process exit code.
-int runHarnessWorker(llvm::StringRef JobPath);
 
 } // namespace astra
 

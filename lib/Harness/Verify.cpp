@@ -9,21 +9,16 @@
 #include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
+#include "astra/Support/Subprocess.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -99,66 +94,16 @@ deriveEdgeShapes(const KernelSpec &K) {
 
 namespace {
 
-class ChildProcess {
-public:
-  ~ChildProcess() {
-    if (Pid > 0) {
-      kill(Pid, SIGKILL);
-      int St;
-      waitpid(Pid, &St, 0);
-    }
-  }
-  /// Runs `<this executable> --harness-worker <Job>`, stdout and stderr to
-  /// \p Log.
-  Error start(StringRef Job, StringRef Log) {
-    std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
-    if (Exe.empty())
-      return makeInternalError("cannot find the astra-opt executable");
-    std::string JobArg = ("--harness-worker=" + Job).str();
-    std::string LogPath = Log.str();
-    Pid = fork();
-    if (Pid < 0)
-      return makeInternalError("fork failed");
-    if (Pid == 0) {
-      int Fd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (Fd >= 0) {
-        dup2(Fd, 1);
-        dup2(Fd, 2);
-        close(Fd);
-      }
-      int Null = open("/dev/null", O_RDONLY);
-      if (Null >= 0)
-        dup2(Null, 0);
-      char *Argv[] = {const_cast<char *>(Exe.c_str()),
-                      const_cast<char *>(JobArg.c_str()), nullptr};
-      execv(Exe.c_str(), Argv);
-      _exit(127);
-    }
-    return Error::success();
-  }
-  /// Waits up to \p Seconds. Returns false on timeout (the child is killed).
-  bool wait(double Seconds, int &Status) {
-    auto Deadline = std::chrono::steady_clock::now() +
-                    std::chrono::duration<double>(Seconds);
-    while (true) {
-      pid_t R = waitpid(Pid, &Status, WNOHANG);
-      if (R == Pid) {
-        Pid = -1;
-        return true;
-      }
-      if (std::chrono::steady_clock::now() > Deadline) {
-        kill(Pid, SIGKILL);
-        waitpid(Pid, &Status, 0);
-        Pid = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
-
-private:
-  pid_t Pid = -1;
-};
+/// Runs `<this executable> --harness-worker=<Job>`, stdout and stderr to
+/// \p Log.
+Expected<Subprocess> startWorker(StringRef Job, StringRef Log) {
+  std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
+  if (Exe.empty())
+    return makeInternalError("cannot find the astra-opt executable");
+  SpawnOptions O;
+  O.StdoutFile = O.StderrFile = Log.str();
+  return Subprocess::spawn({Exe, ("--harness-worker=" + Job).str()}, O);
+}
 
 /// The last progress line of the worker's log.
 std::pair<Party, std::string> lastPhase(StringRef Log) {
@@ -246,9 +191,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       Job.Shapes.push_back({Vars, true, false});
 
   // Start the worker now: it starts the driver while the PTX is compiled.
-  auto Child = std::make_unique<ChildProcess>();
-  if (Error E = Child->start(JobPath, LogPath))
-    return std::move(E);
+  Expected<Subprocess> Child = startWorker(JobPath, LogPath);
+  if (!Child)
+    return Child.takeError();
 
   std::string OrigPtx = Opts.OriginalPtx, CandPtx = Opts.CandidatePtx;
   if (Opts.MakePtx)
@@ -284,16 +229,19 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   std::vector<std::string> DroppedByRetry;
   for (unsigned Attempt = 0;; ++Attempt) {
     if (Attempt > 0) {
-      Child = std::make_unique<ChildProcess>();
+      Child->kill();
       sys::fs::remove(JobPath);
       sys::fs::remove(resultPathFor(JobPath));
-      if (Error E = Child->start(JobPath, LogPath))
-        return std::move(E);
+      Child = startWorker(JobPath, LogPath);
+      if (!Child)
+        return Child.takeError();
     }
     if (Error E = writeFileAtomically(JobPath, jobToJSONText(Job)))
       return std::move(E);
-    int Status = 0;
-    bool Finished = Child->wait(Opts.TimeoutSeconds, Status);
+    std::optional<ExitStatus> Status = Child->wait(Opts.TimeoutSeconds);
+    bool Finished = Status.has_value();
+    if (!Finished)
+      Child->kill();
     auto [PhaseParty, Phase] = lastPhase(LogPath);
     bool OrigPhase =
         PhaseParty == Party::Original || PhaseParty == Party::Control;
@@ -310,12 +258,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     Expected<WorkerOutcome> O = readOutcome(resultPathFor(JobPath));
     if (!O) {
       consumeError(O.takeError());
-      std::string How =
-          WIFSIGNALED(Status)
-              ? ("killed by signal " + Twine(WTERMSIG(Status)) + " (" +
-                 strsignal(WTERMSIG(Status)) + ")")
-                    .str()
-              : ("exit code " + Twine(WEXITSTATUS(Status))).str();
+      std::string How = Status->describe();
       if (OrigPhase)
         return makeInternalError("the harness worker died (" + How +
                                  ") while " + Phase);

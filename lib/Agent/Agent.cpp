@@ -45,18 +45,18 @@ StringRef evalStatusName(EvalStatus S) {
 bool Evaluation::isUsable() const {
   if (Status != EvalStatus::Evaluated || !Result)
     return false;
-  StringRef V = Result->Verdict;
+  StringRef V = verdictName(Result->Verdict);
   return V == "faster" || V == "no-significant-change";
 }
 
 bool Evaluation::isFaster() const {
   return Status == EvalStatus::Evaluated && Result &&
-         Result->Verdict == "faster";
+         Result->Verdict == Verdict::Faster;
 }
 
 double Evaluation::speedup() const {
   if (Status != EvalStatus::Evaluated || !Result ||
-      Result->Verdict == "refused")
+      Result->Verdict == Verdict::Refused)
     return 0;
   return Result->GeoMeanSpeedup;
 }

@@ -154,7 +154,7 @@ std::vector<const Evaluation *> rankWinners(const KernelRun &Run,
   for (const Evaluation &E : Run.Evaluations)
     if (E.isFaster() ||
         (AllowMixed && E.Status == EvalStatus::Evaluated && E.Result &&
-         E.Result->Verdict == "mixed" && E.Result->GeoMeanSpeedup > 1))
+         E.Result->Verdict == Verdict::Mixed && E.Result->GeoMeanSpeedup > 1))
       W.push_back(&E);
   llvm::stable_sort(W, [](const Evaluation *A, const Evaluation *B) {
     return A->speedup() > B->speedup();
@@ -210,8 +210,8 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
   auto Say = [&](const Evaluation &E) {
     std::string What;
     if (E.Status == EvalStatus::Evaluated && E.Result) {
-      What = E.Result->Verdict;
-      if (E.Result->Verdict == "refused")
+      What = verdictName(E.Result->Verdict).str();
+      if (E.Result->Verdict == Verdict::Refused)
         What += " (" + reasonName(E.Result->Why).str() + ")";
       else
         What += formatv(" {0:F3}x", E.Result->GeoMeanSpeedup).str();

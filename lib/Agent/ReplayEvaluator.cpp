@@ -27,7 +27,7 @@ public:
     if (It != Recorded.end())
       return It->second;
     VerifyResult R;
-    R.Verdict = "refused";
+    R.Verdict = Verdict::Refused;
     R.Why = Reason::None;
     R.Detail = "not in the recording";
     return R;
@@ -85,7 +85,10 @@ createReplayEvaluator(StringRef ReportPath, StringRef Kernel) {
         if (!fromJSON(*Res, VR, Root))
           return Bad("candidate '" + Key + "': " + toString(Root.getError()));
       } else if (auto V = C->getString("verdict")) {
-        VR.Verdict = V->str();
+        std::optional<Verdict> PV = parseVerdict(*V);
+        if (!PV)
+          return Bad("candidate '" + Key + "': unknown verdict '" + *V + "'");
+        VR.Verdict = *PV;
         VR.GeoMeanSpeedup = C->getNumber("geomean_speedup").value_or(1);
         if (auto Why = C->getString("reason"))
           VR.Why = parseReason(*Why);

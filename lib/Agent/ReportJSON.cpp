@@ -29,8 +29,8 @@ json::Value toJSON(const Evaluation &E) {
   if (E.LocalBytes)
     O["local_bytes"] = *E.LocalBytes;
   if (E.Result) {
-    O["verdict"] = E.Result->Verdict;
-    if (E.Result->Verdict == "refused")
+    O["verdict"] = verdictName(E.Result->Verdict);
+    if (E.Result->Verdict == Verdict::Refused)
       O["reason"] = reasonName(E.Result->Why);
     else
       O["geomean_speedup"] = E.Result->GeoMeanSpeedup;

@@ -11,9 +11,9 @@ std::string verdictText(const Evaluation &E) {
   if (E.Status != EvalStatus::Evaluated || !E.Result)
     return evalStatusName(E.Status).str();
   const VerifyResult &R = *E.Result;
-  if (R.Verdict == "refused")
+  if (R.Verdict == Verdict::Refused)
     return "refused: " + reasonName(R.Why).str();
-  return formatv("{0} {1:F3}x", R.Verdict, R.GeoMeanSpeedup).str();
+  return formatv("{0} {1:F3}x", verdictName(R.Verdict), R.GeoMeanSpeedup).str();
 }
 
 /// The largest timed shape of \p R (the last timed one in spec order).
@@ -88,7 +88,7 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
                             S->Timing->Speedup.Median,
                             S->Timing->CandPctCopy);
       std::string Note = E.Note;
-      if (E.Result && E.Result->Verdict == "refused")
+      if (E.Result && E.Result->Verdict == Verdict::Refused)
         Note = E.Result->Detail;
       if (Note.size() > 160)
         Note = Note.substr(0, 157) + "...";

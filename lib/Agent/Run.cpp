@@ -143,13 +143,13 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       KO.Run.Times.Verify += since(TV);
       if (!V)
         return V.takeError();
-      bool Keep = V->Verdict == "faster" ||
-                  (Opts.AllowRegression && V->Verdict == "mixed" &&
+      bool Keep = V->Verdict == Verdict::Faster ||
+                  (Opts.AllowRegression && V->Verdict == Verdict::Mixed &&
                    V->GeoMeanSpeedup > 1);
       if (!Keep) {
         KO.FailedRechecks.push_back(
-            {W->Index, formatv("re-verification: {0}{1}", V->Verdict,
-                               V->Verdict == "refused"
+            {W->Index, formatv("re-verification: {0}{1}", verdictName(V->Verdict),
+                               V->Verdict == Verdict::Refused
                                    ? " (" + reasonName(V->Why).str() + ")"
                                    : formatv(" {0:F3}x", V->GeoMeanSpeedup)
                                          .str())
@@ -177,7 +177,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     for (const Evaluation &E : R.Evaluations) {
       Judged += E.Status == EvalStatus::Evaluated;
       Refused += E.Status == EvalStatus::Evaluated && E.Result &&
-                 E.Result->Verdict == "refused";
+                 E.Result->Verdict == Verdict::Refused;
       Same += E.Status == EvalStatus::SameAsOriginal ||
               E.Status == EvalStatus::DuplicatePtx;
     }

@@ -70,7 +70,7 @@ unsigned SearchAgent::aloneScore(const AgentContext &Ctx,
       continue;
     if (E.Status != EvalStatus::Evaluated || !E.Result)
       return 2;
-    StringRef V = E.Result->Verdict;
+    StringRef V = verdictName(E.Result->Verdict);
     if (V == "faster")
       return 0;
     if (V == "no-significant-change")

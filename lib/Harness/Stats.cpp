@@ -77,32 +77,31 @@ double controlNoise(const MedianCI &Control) {
   return std::max({0.0, Control.Hi - 1, 1 - Control.Lo});
 }
 
-StringRef speedVerdictName(SpeedVerdict V) {
-  switch (V) {
-  case SpeedVerdict::Faster:
-    return "faster";
-  case SpeedVerdict::NoChange:
-    return "no-significant-change";
-  case SpeedVerdict::Slower:
-    return "slower";
-  }
-  return "?";
-}
-
 double acceptanceMargin(const MedianCI &Control, double MinGain) {
   return std::max(MinGain, controlNoise(Control));
 }
 
-SpeedVerdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
-                          double MinGain) {
+Verdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
+                     double MinGain) {
   double M = acceptanceMargin(Control, MinGain);
   if (Speedup.N == 0)
-    return SpeedVerdict::NoChange;
+    return Verdict::NoChange;
   if (Speedup.Lo > 1 + M)
-    return SpeedVerdict::Faster;
+    return Verdict::Faster;
   if (Speedup.Hi < 1 - M)
-    return SpeedVerdict::Slower;
-  return SpeedVerdict::NoChange;
+    return Verdict::Slower;
+  return Verdict::NoChange;
+}
+
+bool StoppingRule::shouldStop(ArrayRef<double> Speedups,
+                              ArrayRef<double> Controls, double Seconds) const {
+  size_t N = Speedups.size();
+  if (N < MinRounds || (Cycle && N % Cycle))
+    return false;
+  if (N >= MaxRounds || Seconds > TimeBudget)
+    return true;
+  return medianCI(Speedups).relHalfWidth() <= TargetHalfWidth &&
+         medianCI(Controls).relHalfWidth() <= TargetHalfWidth;
 }
 
 } // namespace astra

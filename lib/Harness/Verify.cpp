@@ -9,135 +9,20 @@
 #include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
+#include "astra/Support/Subprocess.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 
 using namespace llvm;
 
 namespace astra {
-
-//===-- PTX ----------------------------------------------------------------===//
-
-/// The kernel name of a demangled entry, without return type and
-/// parameters, spaces removed: "void k<__half>(__half*, int)" -> "k<__half>".
-static std::string entryKernelName(StringRef Demangled) {
-  // Cut the parameter list: the first '(' outside template brackets.
-  int Depth = 0;
-  size_t Cut = Demangled.size();
-  for (size_t I = 0; I < Demangled.size(); ++I) {
-    char C = Demangled[I];
-    if (C == '<')
-      ++Depth;
-    else if (C == '>')
-      --Depth;
-    else if (C == '(' && Depth == 0) {
-      Cut = I;
-      break;
-    }
-  }
-  StringRef Name = Demangled.take_front(Cut).trim();
-  // A return type precedes the name of a template instantiation; it ends at
-  // the last space outside template brackets.
-  Depth = 0;
-  size_t Start = 0;
-  for (size_t I = 0; I < Name.size(); ++I) {
-    char C = Name[I];
-    if (C == '<')
-      ++Depth;
-    else if (C == '>')
-      --Depth;
-    else if (C == ' ' && Depth == 0)
-      Start = I + 1;
-  }
-  std::string Out;
-  for (char C : Name.drop_front(Start))
-    if (C != ' ')
-      Out += C;
-  return Out;
-}
-
-static std::vector<std::string> ptxEntries(StringRef Ptx) {
-  std::vector<std::string> Names;
-  SmallVector<StringRef, 0> Lines;
-  Ptx.split(Lines, '\n');
-  for (StringRef L : Lines) {
-    L = L.trim();
-    size_t P = L.find(".entry ");
-    if (P == StringRef::npos || L.starts_with("//"))
-      continue;
-    StringRef Rest = L.drop_front(P + 7).trim();
-    Names.push_back(Rest.take_until([](char C) {
-                          return C == '(' || C == ' ' || C == '\t';
-                        }).str());
-  }
-  return Names;
-}
-
-Expected<std::string> findPtxEntry(StringRef Ptx, StringRef SpecName) {
-  std::string Want;
-  for (char C : SpecName)
-    if (C != ' ')
-      Want += C;
-  std::vector<std::string> Entries = ptxEntries(Ptx);
-  for (const std::string &E : Entries) {
-    std::string Name = entryKernelName(demangle(E));
-    if (Name == Want || StringRef(Name).ends_with("::" + Want))
-      return E;
-  }
-  std::string Have;
-  for (const std::string &E : Entries)
-    Have += (Have.empty() ? "" : ", ") + entryKernelName(demangle(E));
-  return makeInputError("no kernel '" + SpecName + "' in the compiled " +
-                        "module (it has: " +
-                        (Have.empty() ? std::string("no kernels") : Have) +
-                        ")" +
-                        (SpecName.contains('<')
-                             ? "; a template must be instantiated in the file"
-                             : ""));
-}
-
-std::vector<std::string> findDeviceSideLaunches(StringRef Ptx) {
-  // Dynamic parallelism: cudaLaunchDevice, cudaGetParameterBuffer (the
-  // CUDA 12+ headers call __cudaCDP2LaunchDevice, ...), device graph
-  // launches and device-side streams.
-  static const char *Names[] = {"LaunchDevice", "GetParameterBuffer",
-                                "cudaCDP", "cudaGraphLaunch",
-                                "cudaStreamCreate"};
-  std::vector<std::string> Found;
-  SmallVector<StringRef, 0> Lines;
-  Ptx.split(Lines, '\n');
-  for (StringRef L : Lines) {
-    L = L.trim();
-    if (!L.starts_with(".extern .func") && !L.starts_with(".weak .func"))
-      continue;
-    for (const char *N : Names)
-      if (L.contains(N)) {
-        // The whole identifier around the match.
-        size_t B = L.find(N), E = B + strlen(N);
-        auto IsId = [](char C) { return isAlnum(C) || C == '_' || C == '$'; };
-        while (B > 0 && IsId(L[B - 1]))
-          --B;
-        while (E < L.size() && IsId(L[E]))
-          ++E;
-        Found.push_back(L.slice(B, E).str());
-        break;
-      }
-  }
-  return Found;
-}
 
 //===-- Shapes -------------------------------------------------------------===//
 
@@ -209,104 +94,43 @@ deriveEdgeShapes(const KernelSpec &K) {
 
 namespace {
 
-class ChildProcess {
-public:
-  ~ChildProcess() {
-    if (Pid > 0) {
-      kill(Pid, SIGKILL);
-      int St;
-      waitpid(Pid, &St, 0);
-    }
-  }
-  /// Runs `<this executable> --harness-worker <Job>`, stdout and stderr to
-  /// \p Log.
-  Error start(StringRef Job, StringRef Log) {
-    std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
-    if (Exe.empty())
-      return makeInternalError("cannot find the astra-opt executable");
-    std::string JobArg = ("--harness-worker=" + Job).str();
-    std::string LogPath = Log.str();
-    Pid = fork();
-    if (Pid < 0)
-      return makeInternalError("fork failed");
-    if (Pid == 0) {
-      int Fd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (Fd >= 0) {
-        dup2(Fd, 1);
-        dup2(Fd, 2);
-        close(Fd);
-      }
-      int Null = open("/dev/null", O_RDONLY);
-      if (Null >= 0)
-        dup2(Null, 0);
-      char *Argv[] = {const_cast<char *>(Exe.c_str()),
-                      const_cast<char *>(JobArg.c_str()), nullptr};
-      execv(Exe.c_str(), Argv);
-      _exit(127);
-    }
-    return Error::success();
-  }
-  /// Waits up to \p Seconds. Returns false on timeout (the child is killed).
-  bool wait(double Seconds, int &Status) {
-    auto Deadline = std::chrono::steady_clock::now() +
-                    std::chrono::duration<double>(Seconds);
-    while (true) {
-      pid_t R = waitpid(Pid, &Status, WNOHANG);
-      if (R == Pid) {
-        Pid = -1;
-        return true;
-      }
-      if (std::chrono::steady_clock::now() > Deadline) {
-        kill(Pid, SIGKILL);
-        waitpid(Pid, &Status, 0);
-        Pid = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
+/// Runs `<this executable> --harness-worker=<Job>`, stdout and stderr to
+/// \p Log.
+Expected<Subprocess> startWorker(StringRef Job, StringRef Log) {
+  std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
+  if (Exe.empty())
+    return makeInternalError("cannot find the astra-opt executable");
+  SpawnOptions O;
+  O.StdoutFile = O.StderrFile = Log.str();
+  return Subprocess::spawn({Exe, ("--harness-worker=" + Job).str()}, O);
+}
 
-private:
-  pid_t Pid = -1;
-};
-
-/// The last progress line the worker printed ("running the candidate on
-/// shape ...").
-std::string lastPhase(StringRef Log) {
+/// The last progress line of the worker's log.
+std::pair<Party, std::string> lastPhase(StringRef Log) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log);
   if (!B)
-    return "";
-  SmallVector<StringRef, 0> Lines;
-  (*B)->getBuffer().split(Lines, '\n');
-  for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
-    if (It->starts_with("astra-worker: "))
-      return It->drop_front(14).str();
-  return "";
+    return {Party::None, ""};
+  return lastProgress((*B)->getBuffer());
 }
 
 } // namespace
 
-static void finishVerdict(VerifyResult &R) {
-  if (R.Verdict == "refused")
-    return;
-  std::vector<double> Logs, Controls;
-  bool AnyFaster = false, AnySlower = false;
-  for (const ShapeResult &S : R.Shapes) {
-    if (!S.Timing)
+std::vector<std::string> globalStateNotes(StringRef OrigPtx,
+                                          StringRef CandPtx) {
+  std::vector<std::string> Orig = findGlobalStores(OrigPtx), Notes;
+  for (const std::string &G : findGlobalStores(CandPtx)) {
+    if (is_contained(Orig, G))
       continue;
-    Logs.push_back(std::log(S.Timing->Speedup.Median));
-    Controls.push_back(S.Timing->Control.Median);
-    AnyFaster |= S.Timing->Verdict == SpeedVerdict::Faster;
-    AnySlower |= S.Timing->Verdict == SpeedVerdict::Slower;
+    std::string Shown = demangle(G);
+    std::string Name = "'" + Shown + "'" + (Shown == G ? "" : " (" + G + ")");
+    Notes.push_back("warning: the candidate stores to the device-global "
+                    "variable " +
+                    Name +
+                    " and the original does not: state that outlives a "
+                    "launch can make timed launches differ from checked ones "
+                    "(the timed launches' outputs are checked)");
   }
-  double Sum = 0;
-  for (double L : Logs)
-    Sum += L;
-  R.GeoMeanSpeedup = Logs.empty() ? 1 : std::exp(Sum / Logs.size());
-  R.ControlMedian = Controls.empty() ? 1 : median(Controls);
-  R.Verdict = AnySlower   ? "slower"
-              : AnyFaster ? "faster"
-                          : "no-significant-change";
+  return Notes;
 }
 
 Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
@@ -367,9 +191,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       Job.Shapes.push_back({Vars, true, false});
 
   // Start the worker now: it starts the driver while the PTX is compiled.
-  auto Child = std::make_unique<ChildProcess>();
-  if (Error E = Child->start(JobPath, LogPath))
-    return std::move(E);
+  Expected<Subprocess> Child = startWorker(JobPath, LogPath);
+  if (!Child)
+    return Child.takeError();
 
   std::string OrigPtx = Opts.OriginalPtx, CandPtx = Opts.CandidatePtx;
   if (Opts.MakePtx)
@@ -379,7 +203,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   if (!OrigEntry)
     return OrigEntry.takeError();
   auto Refuse = [&](Reason Why, const Twine &Detail) {
-    R.Verdict = "refused";
+    R.Verdict = Verdict::Refused;
     R.Why = Why;
     R.Detail = Detail.str();
     R.WallSeconds = Wall();
@@ -396,6 +220,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
                       "): that work would outlive the timed region and "
                       "escape the checks; not allowed");
 
+  std::vector<std::string> GlobalNotes = globalStateNotes(OrigPtx, CandPtx);
   Job.OrigPtx = OrigPtx;
   Job.CandPtx = CandPtx;
   Job.OrigEntry = *OrigEntry;
@@ -404,19 +229,22 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   std::vector<std::string> DroppedByRetry;
   for (unsigned Attempt = 0;; ++Attempt) {
     if (Attempt > 0) {
-      Child = std::make_unique<ChildProcess>();
+      Child->kill();
       sys::fs::remove(JobPath);
       sys::fs::remove(resultPathFor(JobPath));
-      if (Error E = Child->start(JobPath, LogPath))
-        return std::move(E);
+      Child = startWorker(JobPath, LogPath);
+      if (!Child)
+        return Child.takeError();
     }
     if (Error E = writeFileAtomically(JobPath, jobToJSONText(Job)))
       return std::move(E);
-    int Status = 0;
-    bool Finished = Child->wait(Opts.TimeoutSeconds, Status);
-    std::string Phase = lastPhase(LogPath);
-    bool OrigPhase = StringRef(Phase).contains("the original") ||
-                     StringRef(Phase).contains("the control");
+    std::optional<ExitStatus> Status = Child->wait(Opts.TimeoutSeconds);
+    bool Finished = Status.has_value();
+    if (!Finished)
+      Child->kill();
+    auto [PhaseParty, Phase] = lastPhase(LogPath);
+    bool OrigPhase =
+        PhaseParty == Party::Original || PhaseParty == Party::Control;
     if (!Finished) {
       if (OrigPhase)
         return makeInputError("the original kernel does not finish within " +
@@ -430,12 +258,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     Expected<WorkerOutcome> O = readOutcome(resultPathFor(JobPath));
     if (!O) {
       consumeError(O.takeError());
-      std::string How =
-          WIFSIGNALED(Status)
-              ? ("killed by signal " + Twine(WTERMSIG(Status)) + " (" +
-                 strsignal(WTERMSIG(Status)) + ")")
-                    .str()
-              : ("exit code " + Twine(WEXITSTATUS(Status))).str();
+      std::string How = Status->describe();
       if (OrigPhase)
         return makeInternalError("the harness worker died (" + How +
                                  ") while " + Phase);
@@ -445,26 +268,24 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
                                                       : Phase));
     }
     WorkerOutcome &W = *O;
-    if (W.Status == "no-device")
+    if (W.Status == WorkerStatus::NoDevice)
       return makeDeviceError(W.Message);
-    if (W.Status == "original-fails" && W.FailedShape >= 0 &&
+    if (W.Status == WorkerStatus::OriginalFails && W.FailedShape >= 0 &&
         size_t(W.FailedShape) < Job.Shapes.size() &&
         Job.Shapes[W.FailedShape].Generated && Attempt < 4) {
       // The original traps on a generated edge shape: the shape is not
       // valid for this kernel. Run again without it.
-      Shape S;
-      for (auto &[N, V] : Job.Shapes[W.FailedShape].Vars)
-        S.set(N, V);
+      Shape S = Job.Shapes[W.FailedShape].shape();
       DroppedByRetry.push_back(S.str() + ": the original fails: " +
                                W.Message);
       Job.Shapes.erase(Job.Shapes.begin() + W.FailedShape);
       continue;
     }
-    if (W.Status == "original-fails")
+    if (W.Status == WorkerStatus::OriginalFails)
       return makeInputError("the original kernel fails: " + W.Message);
-    if (W.Status == "error")
-      return W.Who == "harness" ? makeInternalError(W.Message)
-                                : makeInputError(W.Message);
+    if (W.Status == WorkerStatus::Error)
+      return W.Who == Party::Harness ? makeInternalError(W.Message)
+                                     : makeInputError(W.Message);
     VerifyResult Got = std::move(W.Result);
     Got.KernelName = R.KernelName;
     Got.OriginalFile = R.OriginalFile;
@@ -477,9 +298,10 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
       SR.Dropped = D;
       Got.Shapes.push_back(SR);
     }
-    if (W.Status == "refused")
-      Got.Verdict = "refused";
-    finishVerdict(Got);
+    Got.Notes.insert(Got.Notes.end(), GlobalNotes.begin(), GlobalNotes.end());
+    Got.Verdict = W.Status == WorkerStatus::Refused ? Verdict::Refused
+                                                    : Verdict::NoChange;
+    judgeResult(Got);
     Got.WallSeconds = Wall();
     return Got;
   }

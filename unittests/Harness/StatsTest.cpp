@@ -81,24 +81,43 @@ TEST(StatsTest, AcceptanceNeedsLowerBoundAboveMargin) {
   MedianCI Quiet = ci(0.998, 1.0, 1.002);
   // Margin is the 1% floor when the control is quiet.
   EXPECT_DOUBLE_EQ(acceptanceMargin(Quiet), 0.01);
-  EXPECT_EQ(judgeSpeedup(ci(1.02, 1.05, 1.08), Quiet), SpeedVerdict::Faster);
+  EXPECT_EQ(judgeSpeedup(ci(1.02, 1.05, 1.08), Quiet), Verdict::Faster);
   // A median of 1.05 is not enough when the interval reaches down to 1.005.
-  EXPECT_EQ(judgeSpeedup(ci(1.005, 1.05, 1.08), Quiet),
-            SpeedVerdict::NoChange);
-  EXPECT_EQ(judgeSpeedup(ci(0.90, 0.92, 0.95), Quiet), SpeedVerdict::Slower);
+  EXPECT_EQ(judgeSpeedup(ci(1.005, 1.05, 1.08), Quiet), Verdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(0.90, 0.92, 0.95), Quiet), Verdict::Slower);
 }
 
 TEST(StatsTest, NoisyControlRaisesTheBar) {
   MedianCI Noisy = ci(0.95, 1.0, 1.04); // noise 5%
   EXPECT_NEAR(acceptanceMargin(Noisy), 0.05, 1e-12);
-  EXPECT_EQ(judgeSpeedup(ci(1.03, 1.06, 1.09), Noisy),
-            SpeedVerdict::NoChange);
-  EXPECT_EQ(judgeSpeedup(ci(1.06, 1.08, 1.10), Noisy), SpeedVerdict::Faster);
-  EXPECT_EQ(judgeSpeedup(ci(0.96, 0.97, 0.98), Noisy),
-            SpeedVerdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(1.03, 1.06, 1.09), Noisy), Verdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(ci(1.06, 1.08, 1.10), Noisy), Verdict::Faster);
+  EXPECT_EQ(judgeSpeedup(ci(0.96, 0.97, 0.98), Noisy), Verdict::NoChange);
 }
 
 TEST(StatsTest, EmptySpeedupIsNoChange) {
-  EXPECT_EQ(judgeSpeedup(MedianCI(), ci(0.99, 1, 1.01)),
-            SpeedVerdict::NoChange);
+  EXPECT_EQ(judgeSpeedup(MedianCI(), ci(0.99, 1, 1.01)), Verdict::NoChange);
+}
+
+TEST(StatsTest, StoppingRule) {
+  StoppingRule R;
+  R.TimeBudget = 1.0;
+  R.TargetHalfWidth = 0.005;
+  std::vector<double> Tight(12, 1.0), Loose;
+  for (int I = 0; I < 12; ++I)
+    Loose.push_back(I % 2 ? 1.2 : 0.8);
+  // Too few rounds, or not a whole cycle: never stops.
+  EXPECT_FALSE(R.shouldStop(llvm::ArrayRef<double>(Tight).take_front(6),
+                            llvm::ArrayRef<double>(Tight).take_front(6), 10));
+  std::vector<double> Thirteen(13, 1.0);
+  EXPECT_FALSE(R.shouldStop(Thirteen, Thirteen, 10));
+  // Tight intervals stop; loose ones go on until the budget.
+  EXPECT_TRUE(R.shouldStop(Tight, Tight, 0.1));
+  EXPECT_FALSE(R.shouldStop(Loose, Tight, 0.1));
+  EXPECT_FALSE(R.shouldStop(Tight, Loose, 0.1));
+  EXPECT_TRUE(R.shouldStop(Loose, Loose, 1.5));
+  std::vector<double> Many(600, 0.8);
+  for (size_t I = 0; I < Many.size(); I += 2)
+    Many[I] = 1.2;
+  EXPECT_TRUE(R.shouldStop(Many, Many, 0.1));
 }

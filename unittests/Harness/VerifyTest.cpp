@@ -143,7 +143,7 @@ TEST(VerifyTest, ReasonNamesRoundTrip) {
 TEST(VerifyTest, ResultJsonRoundTrip) {
   VerifyResult R;
   R.KernelName = "k";
-  R.Verdict = "refused";
+  R.Verdict = Verdict::Refused;
   R.Why = Reason::WrongResult;
   R.Detail = "3 element checks fail";
   R.Device.Name = "GPU";
@@ -154,7 +154,7 @@ TEST(VerifyTest, ResultJsonRoundTrip) {
   TimingResult T;
   T.Speedup.Median = 1.25;
   T.Speedup.N = 30;
-  T.Verdict = SpeedVerdict::Faster;
+  T.Verdict = Verdict::Faster;
   S.Timing = T;
   R.Shapes.push_back(S);
   R.Notes.push_back("a note");
@@ -168,6 +168,6 @@ TEST(VerifyTest, ResultJsonRoundTrip) {
   ASSERT_EQ(Back.Shapes.size(), 1u);
   ASSERT_TRUE(Back.Shapes[0].Timing.has_value());
   EXPECT_EQ(Back.Shapes[0].Timing->Speedup.Median, 1.25);
-  EXPECT_EQ(Back.Shapes[0].Timing->Verdict, SpeedVerdict::Faster);
+  EXPECT_EQ(Back.Shapes[0].Timing->Verdict, Verdict::Faster);
   EXPECT_EQ(Back.Notes, R.Notes);
 }

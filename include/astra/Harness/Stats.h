@@ -10,6 +10,7 @@
 #ifndef ASTRA_HARNESS_STATS_H
 #define ASTRA_HARNESS_STATS_H
 
+#include "astra/Harness/Verdict.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstddef>
@@ -44,16 +45,29 @@ MedianCI medianCI(llvm::ArrayRef<double> Samples, double Level = 0.95);
 /// larger distance of its interval's ends from 1 (0 when it holds 1 tightly).
 double controlNoise(const MedianCI &Control);
 
-enum class SpeedVerdict { Faster, NoChange, Slower };
-llvm::StringRef speedVerdictName(SpeedVerdict V);
-
 /// The acceptance threshold: max(MinGain, the control's noise).
 double acceptanceMargin(const MedianCI &Control, double MinGain = 0.01);
 
 /// Faster only when the speedup interval's lower bound beats 1 + margin;
-/// Slower when its upper bound is under 1 - margin; NoChange otherwise.
-SpeedVerdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
-                          double MinGain = 0.01);
+/// Slower when its upper bound is under 1 - margin; NoChange otherwise
+/// (never Mixed or Refused).
+Verdict judgeSpeedup(const MedianCI &Speedup, const MedianCI &Control,
+                     double MinGain = 0.01);
+
+/// When the timing rounds stop (kept apart from the measurement, as NVBench
+/// keeps its stopping criteria): only after whole cycles of the rotating
+/// orders and at least MinRounds; then at MaxRounds, past the time budget,
+/// or once both the speedup's and the control's intervals are within
+/// TargetHalfWidth of their medians.
+struct StoppingRule {
+  unsigned MinRounds = 12, MaxRounds = 600;
+  unsigned Cycle = 6; ///< rounds per cycle of the orders
+  double TimeBudget = 1.0;
+  double TargetHalfWidth = 0.005;
+
+  bool shouldStop(llvm::ArrayRef<double> Speedups,
+                  llvm::ArrayRef<double> Controls, double Seconds) const;
+};
 
 } // namespace astra
 

@@ -1,0 +1,188 @@
+//===- Compare.cpp - Element-wise comparison of outputs -------------------===//
+#include "Compare.h"
+#include "llvm/Support/Parallel.h"
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace llvm;
+
+namespace astra {
+namespace worker {
+
+static bool elemIsNan(ArrayRef<uint8_t> B, DType T, size_t I) {
+  return isFloatDType(T) && std::isnan(loadElement(B, T, I));
+}
+
+static bool sameBits(ArrayRef<uint8_t> X, ArrayRef<uint8_t> Y, unsigned Size,
+                     size_t I) {
+  return std::memcmp(X.data() + I * Size, Y.data() + I * Size, Size) == 0;
+}
+
+/// Equal bits, or both NaN (NaN payloads may differ).
+static bool sameValue(ArrayRef<uint8_t> X, ArrayRef<uint8_t> Y, DType T,
+                      size_t I) {
+  return sameBits(X, Y, dtypeSize(T), I) ||
+         (elemIsNan(X, T, I) && elemIsNan(Y, T, I));
+}
+
+static bool isPoison(ArrayRef<uint8_t> B, unsigned Size, size_t I, uint8_t P) {
+  for (unsigned J = 0; J < Size; ++J)
+    if (B[I * Size + J] != P)
+      return false;
+  return true;
+}
+
+/// |X[I] - Y[I]| for an integer dtype.
+static double intDistance(ArrayRef<uint8_t> X, ArrayRef<uint8_t> Y, DType T,
+                          size_t I) {
+  int64_t A = loadInteger(X, T, I), B = loadInteger(Y, T, I);
+  if (T == DType::U64)
+    return double(uint64_t(A) > uint64_t(B) ? uint64_t(A) - uint64_t(B)
+                                            : uint64_t(B) - uint64_t(A));
+  int64_t D;
+  if (__builtin_sub_overflow(A, B, &D))
+    return HUGE_VAL;
+  return std::fabs(double(D)); // exact while it matters (|D| < 2^53)
+}
+
+std::string fmtElem(ArrayRef<uint8_t> B, DType T, size_t I) {
+  if (isFloatDType(T)) {
+    char Buf[64];
+    snprintf(Buf, sizeof(Buf), "%.9g", loadElement(B, T, I));
+    return Buf;
+  }
+  return std::to_string(loadInteger(B, T, I));
+}
+
+/// Compares the candidate's two runs (C0, C1) with the original's (O0, O1)
+/// on the elements the original writes. Where the original is not
+/// deterministic (S.Differs), a candidate value passes when it matches
+/// either original run within the tolerance widened by twice the original's
+/// own largest spread.
+static Tally compareRange(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
+                          ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
+                          size_t Begin, size_t End, bool IsOut, Tolerance Tol,
+                          Spread S) {
+  Tally R;
+  unsigned Size = dtypeSize(T);
+  bool IsFloat = isFloatDType(T);
+  double Slack = S.Differs ? 2 * S.MaxAbs : 0;
+  auto Written = [&](ArrayRef<uint8_t> R0, ArrayRef<uint8_t> R1, size_t E) {
+    return !IsOut || !(isPoison(R0, Size, E, Poison[0]) &&
+                       isPoison(R1, Size, E, Poison[1]));
+  };
+  for (size_t E = Begin; E < End; ++E) {
+    if (!Written(O0, O1, E))
+      continue;
+    if (!Written(C0, C1, E)) {
+      if (!R.Unwritten++)
+        R.FirstUnwritten = E;
+      continue;
+    }
+    if (!sameValue(C0, C1, T, E) && !R.Nondet++)
+      R.FirstNondet = E;
+    for (unsigned Run = 0; Run < 2; ++Run) {
+      ArrayRef<uint8_t> C = Run ? C1 : C0;
+      if (sameBits(C, O0, Size, E) || (S.Differs && sameBits(C, O1, Size, E)))
+        continue;
+      if (!IsFloat) {
+        // An integer output's own atol (docs/spec.md, "Tolerance").
+        if (Tol.Atol > 0 &&
+            (intDistance(C, O0, T, E) <= Tol.Atol ||
+             (S.Differs && intDistance(C, O1, T, E) <= Tol.Atol)))
+          continue;
+        ++R.Bad;
+        R.FirstBad = std::min(R.FirstBad, E);
+        if (R.Worst < 1) {
+          R.Worst = 1;
+          R.WorstIdx = E;
+          R.WorstRun = Run;
+        }
+        continue;
+      }
+      double Cv = loadElement(C, T, E), Ov = loadElement(O0, T, E);
+      double Ov1 = S.Differs ? loadElement(O1, T, E) : Ov;
+      bool CNan = std::isnan(Cv);
+      if (CNan != std::isnan(Ov) && CNan != std::isnan(Ov1)) {
+        if (!R.NanBad++ || E < R.FirstNan) {
+          R.FirstNan = E;
+          R.NanRun = Run;
+        }
+        continue;
+      }
+      if (CNan)
+        continue;
+      auto Within = [&](double O) {
+        if (std::isnan(O))
+          return false;
+        if (std::isinf(O) || std::isinf(Cv))
+          return O == Cv;
+        return std::fabs(Cv - O) <= Tol.Atol + Tol.Rtol * std::fabs(O) + Slack;
+      };
+      if (Within(Ov) || (S.Differs && Within(Ov1)))
+        continue;
+      ++R.Bad;
+      R.FirstBad = std::min(R.FirstBad, E);
+      double Rel = std::fabs(Cv - Ov) / std::max(std::fabs(Ov), 1e-30);
+      if (std::isnan(Rel) || std::isinf(Rel))
+        Rel = 1e300;
+      if (Rel > R.Worst) {
+        R.Worst = Rel;
+        R.WorstIdx = E;
+        R.WorstRun = Run;
+      }
+    }
+  }
+  return R;
+}
+
+template <typename Fn> static void forChunks(size_t N, Fn F) {
+  const size_t Chunk = 1 << 16;
+  parallelFor(0, (N + Chunk - 1) / Chunk,
+              [&](size_t C) { F(C, C * Chunk, std::min(N, (C + 1) * Chunk)); });
+}
+
+Spread originalSpread(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1, DType T,
+                      size_t N, bool IsOut) {
+  unsigned Size = dtypeSize(T);
+  std::vector<Spread> Parts((N + (1 << 16) - 1) >> 16);
+  forChunks(N, [&](size_t C, size_t B, size_t E) {
+    Spread &P = Parts[C];
+    for (size_t I = B; I < E; ++I) {
+      if (IsOut && isPoison(O0, Size, I, Poison[0]) &&
+          isPoison(O1, Size, I, Poison[1]))
+        continue;
+      if (sameValue(O0, O1, T, I))
+        continue;
+      P.Differs = true;
+      if (isFloatDType(T)) {
+        double D = std::fabs(loadElement(O0, T, I) - loadElement(O1, T, I));
+        if (std::isfinite(D))
+          P.MaxAbs = std::max(P.MaxAbs, D);
+      }
+    }
+  });
+  Spread All;
+  for (const Spread &P : Parts) {
+    All.Differs |= P.Differs;
+    All.MaxAbs = std::max(All.MaxAbs, P.MaxAbs);
+  }
+  return All;
+}
+
+Tally compareOutputs(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
+                     ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
+                     size_t N, bool IsOut, Tolerance Tol, Spread S) {
+  std::vector<Tally> Parts((N + (1 << 16) - 1) >> 16);
+  forChunks(N, [&](size_t C, size_t B, size_t E) {
+    Parts[C] = compareRange(O0, O1, C0, C1, T, B, E, IsOut, Tol, S);
+  });
+  Tally All;
+  for (const Tally &P : Parts)
+    All.merge(P);
+  return All;
+}
+
+} // namespace worker
+} // namespace astra

@@ -1,0 +1,86 @@
+//===- Compare.h - Element-wise comparison of outputs -----------*- C++ -*-===//
+//
+// How the worker compares a candidate's outputs with the original's: bits,
+// NaN, poison (unwritten), integer and float tolerances, and the original's
+// own run-to-run spread. Pure host code over downloaded buffers, parallel in
+// chunks. Private to lib/Harness.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_HARNESS_COMPARE_H
+#define ASTRA_LIB_HARNESS_COMPARE_H
+
+#include "astra/Harness/InputGen.h"
+#include "astra/Harness/Spec.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace astra {
+namespace worker {
+
+/// Output poisons, one per run: 0xFF (NaN / -1) and 0x7F.
+constexpr uint8_t Poison[2] = {0xFF, 0x7F};
+
+/// What the comparison of one output found.
+struct Tally {
+  size_t Unwritten = 0, FirstUnwritten = SIZE_MAX;
+  size_t Nondet = 0, FirstNondet = SIZE_MAX;
+  size_t NanBad = 0, FirstNan = SIZE_MAX;
+  unsigned NanRun = 0; ///< the candidate run of FirstNan
+  size_t Bad = 0, FirstBad = SIZE_MAX, WorstIdx = SIZE_MAX;
+  unsigned WorstRun = 0;
+  double Worst = -1;
+
+  /// The first element that differs in any way; SIZE_MAX for none.
+  size_t firstMismatch() const {
+    return std::min({FirstUnwritten, FirstNan, FirstBad});
+  }
+  size_t mismatches() const { return Unwritten + NanBad + Bad; }
+
+  void merge(const Tally &O) {
+    Unwritten += O.Unwritten;
+    FirstUnwritten = std::min(FirstUnwritten, O.FirstUnwritten);
+    Nondet += O.Nondet;
+    FirstNondet = std::min(FirstNondet, O.FirstNondet);
+    NanBad += O.NanBad;
+    if (O.FirstNan < FirstNan) {
+      FirstNan = O.FirstNan;
+      NanRun = O.NanRun;
+    }
+    Bad += O.Bad;
+    FirstBad = std::min(FirstBad, O.FirstBad);
+    if (O.Worst > Worst) {
+      Worst = O.Worst;
+      WorstIdx = O.WorstIdx;
+      WorstRun = O.WorstRun;
+    }
+  }
+};
+
+/// How the original's two runs differ on one output: not at all
+/// (deterministic), and else by how much at most (absolute, finite values).
+struct Spread {
+  bool Differs = false;
+  double MaxAbs = 0;
+};
+
+/// Compares the candidate's two runs (C0, C1) with the original's (O0, O1)
+/// on the \p N elements (see compareRange in Compare.cpp). \p IsOut: an
+/// `out` buffer, whose elements poisoned in both original runs are not
+/// written by the original and not compared.
+Tally compareOutputs(llvm::ArrayRef<uint8_t> O0, llvm::ArrayRef<uint8_t> O1,
+                     llvm::ArrayRef<uint8_t> C0, llvm::ArrayRef<uint8_t> C1,
+                     DType T, size_t N, bool IsOut, Tolerance Tol, Spread S);
+
+/// How the original's two runs O0, O1 differ.
+Spread originalSpread(llvm::ArrayRef<uint8_t> O0, llvm::ArrayRef<uint8_t> O1,
+                      DType T, size_t N, bool IsOut);
+
+/// Element \p I of \p B, printed ("%.9g" or the integer).
+std::string fmtElem(llvm::ArrayRef<uint8_t> B, DType T, size_t I);
+
+} // namespace worker
+} // namespace astra
+
+#endif // ASTRA_LIB_HARNESS_COMPARE_H

@@ -1,0 +1,352 @@
+//===- Correctness.cpp - The worker's correctness cases -------------------===//
+//
+// Per shape: buffers with guards, the test cases (seeds, distributions),
+// each run twice for the original and the candidate with the two poisons,
+// and the checks of docs/harness.md ("Correctness") in the order a refusal
+// names them.
+//
+//===----------------------------------------------------------------------===//
+#include "Worker.h"
+#include "astra/Harness/InputGen.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace astra {
+namespace worker {
+
+static std::string distLabel(const GenOptions &G) {
+  std::string S = "seed " + std::to_string(G.Seed) + ", " +
+                  (G.Distribution ? distName(*G.Distribution).str()
+                                  : std::string("spec dist"));
+  if (G.Specials)
+    S += " + NaN/Inf";
+  return S;
+}
+
+bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
+                     const std::vector<DevBuf> &Bufs, const GenOptions &G,
+                     bool Generated, std::string &Dropped, bool &Regenerate,
+                     std::string &Where,
+                     std::vector<std::vector<uint8_t>> *Keep) {
+  Regenerate = false;
+  Where = "on shape " + Sh.str() + (Generated ? " (generated)" : "") + ", " +
+          distLabel(G);
+  Expected<std::vector<std::vector<uint8_t>>> In = generateInputs(*K, Sh, L, G);
+  if (!In) {
+    std::string Msg = errorText(In.takeError());
+    if (Generated) {
+      Dropped = "inputs cannot be generated: " + Msg;
+      return false;
+    }
+    return fail(Reason::Crash, Orig,
+                "cannot generate inputs " + Where + ": " + Msg);
+  }
+  const size_t NA = K->Args.size();
+  std::vector<cu::DevicePtr> Ptrs(NA, 0);
+  for (size_t I = 0; I < NA; ++I)
+    if (!L.Args[I].IsScalar)
+      Ptrs[I] = Bufs[I].ptr();
+  auto Upload = [&](bool InOutOnly) {
+    for (size_t I = 0; I < NA; ++I) {
+      const ArgSpec &AS = K->Args[I];
+      if (AS.IsScalar || AS.Role == ArgRole::Out || !L.Args[I].Bytes)
+        continue;
+      if (InOutOnly && AS.Role != ArgRole::InOut)
+        continue;
+      if (!ok(A.MemcpyHtoD(Ptrs[I], (*In)[I].data(), L.Args[I].Bytes),
+              "upload " + AS.Name))
+        return false;
+    }
+    return true;
+  };
+  if (!Upload(false))
+    return false;
+
+  // Outs[W][Run][Arg]: outputs (and inout buffers) after each run.
+  std::vector<std::vector<uint8_t>> Outs[2][2];
+  for (int W = Orig; W <= Cand; ++W) {
+    for (unsigned Run = 0; Run < 2; ++Run) {
+      Out.Progress(partyOf(W),
+                   ("running the " + whoName(W) + " " + Where).str());
+      if (!Upload(true))
+        return false;
+      for (size_t I = 0; I < NA; ++I) {
+        if (L.Args[I].IsScalar)
+          continue;
+        const DevBuf &B = Bufs[I];
+        A.MemsetD8Async(B.Base, GuardFill[Run], GuardBytes, S);
+        A.MemsetD8Async(B.ptr() + B.Bytes, GuardFill[Run], GuardBytes, S);
+        if (K->Args[I].Role == ArgRole::Out && B.Bytes)
+          A.MemsetD8Async(B.ptr(), Poison[Run], B.Bytes, S);
+      }
+      if (!scrub(Run) || !launch(W, L, Ptrs) ||
+          !syncAfter(W, "in the " + Twine(whoName(W)) + " " + Where))
+        return false;
+      auto &O = Outs[W][Run];
+      O.assign(NA, {});
+      std::vector<uint8_t> Guard(2 * GuardBytes);
+      for (size_t I = 0; I < NA; ++I) {
+        if (L.Args[I].IsScalar)
+          continue;
+        const ArgSpec &AS = K->Args[I];
+        const DevBuf &B = Bufs[I];
+        // Guards: nothing written outside any buffer.
+        if (!ok(A.MemcpyDtoH(Guard.data(), B.Base, GuardBytes), "download") ||
+            !ok(A.MemcpyDtoH(Guard.data() + GuardBytes, B.ptr() + B.Bytes,
+                             GuardBytes),
+                "download"))
+          return false;
+        for (size_t J = 0; J < Guard.size(); ++J) {
+          if (Guard[J] == GuardFill[Run])
+            continue;
+          bool After = J >= GuardBytes;
+          long Off = After ? long(J - GuardBytes) : long(J) - long(GuardBytes);
+          std::string Msg =
+              ("writes outside its buffers: byte " + Twine(Off) +
+               (After ? " past the end of '" : " (before the start) of '") +
+               AS.Name + "' (" + Twine(B.Bytes) + " bytes) changed " + Where)
+                  .str();
+          if (W == Orig && Generated) {
+            Dropped = "the original " + Msg;
+            return false;
+          }
+          return fail(Reason::OutOfBoundsWrite, W, Msg);
+        }
+        if (AS.Role == ArgRole::In) {
+          if (Run == 0 || !B.Bytes)
+            continue; // inputs are uploaded once per kernel: check after
+                      // its second run
+          std::vector<uint8_t> Now(B.Bytes);
+          if (!ok(A.MemcpyDtoH(Now.data(), B.ptr(), B.Bytes), "download"))
+            return false;
+          if (Now != (*In)[I]) {
+            size_t First = 0;
+            while (First < Now.size() && Now[First] == (*In)[I][First])
+              ++First;
+            std::string Msg = ("writes to its input '" + AS.Name + "' (byte " +
+                               Twine(First) + " changed) " + Where)
+                                  .str();
+            if (W == Orig && Generated) {
+              Dropped = "the original " + Msg;
+              return false;
+            }
+            if (W == Orig)
+              return fail(Reason::WritesInput, W,
+                          Msg + "; declare it \"inout\" in the spec");
+            return fail(Reason::WritesInput, W, Msg);
+          }
+          continue;
+        }
+        O[I].resize(B.Bytes);
+        if (B.Bytes &&
+            !ok(A.MemcpyDtoH(O[I].data(), B.ptr(), B.Bytes), "download"))
+          return false;
+      }
+    }
+    if (W == Orig) {
+      // Informative test case: the original's outputs must tell a correct
+      // kernel from a trivial one.
+      std::vector<ArrayRef<uint8_t>> InRefs;
+      for (size_t I = 0; I < NA; ++I)
+        if (!K->Args[I].IsScalar && K->Args[I].Role != ArgRole::Out)
+          InRefs.push_back((*In)[I]);
+      for (size_t I = 0; I < NA; ++I) {
+        const ArgSpec &AS = K->Args[I];
+        if (AS.IsScalar || AS.Role == ArgRole::In)
+          continue;
+        if (std::optional<std::string> Why =
+                uninformativeReason(Outs[Orig][0][I], AS.Type, InRefs)) {
+          Regenerate = true;
+          Where += "; output '" + AS.Name + "' " + *Why;
+          return false;
+        }
+      }
+    }
+  }
+
+  // The original's own run-to-run spread, output by output. On a generated
+  // shape, an original that is deterministic on the spec's shapes but not
+  // here is outside its contract: the shape is dropped.
+  std::vector<Spread> Spreads(NA);
+  for (size_t I = 0; I < NA; ++I) {
+    const ArgSpec &AS = K->Args[I];
+    if (AS.IsScalar || AS.Role == ArgRole::In)
+      continue;
+    Spreads[I] = originalSpread(Outs[Orig][0][I], Outs[Orig][1][I], AS.Type,
+                                L.Args[I].Count, AS.Role == ArgRole::Out);
+    if (!Spreads[I].Differs)
+      continue;
+    if (Generated && OrigDeterministic) {
+      Dropped = "the original is not deterministic here (output '" + AS.Name +
+                "' differs between two runs) although it is on the spec's "
+                "shapes";
+      return false;
+    }
+    if (OrigDeterministic) {
+      OrigDeterministic = false;
+      Out.Result.Notes.push_back(
+          formatv("the original is not deterministic (output '{0}' differs "
+                  "between two runs by up to {1:e2} {2}): the candidate's "
+                  "runs are not compared with each other, and its tolerance "
+                  "widens by twice the original's spread",
+                  AS.Name, Spreads[I].MaxAbs, Where)
+              .str());
+    }
+  }
+
+  // Compare, output by output, in parallel chunks.
+  for (size_t I = 0; I < NA; ++I) {
+    const ArgSpec &AS = K->Args[I];
+    if (AS.IsScalar || AS.Role == ArgRole::In)
+      continue;
+    DType T = AS.Type;
+    size_t N = L.Args[I].Count;
+    Tally All = compareOutputs(
+        Outs[Orig][0][I], Outs[Orig][1][I], Outs[Cand][0][I], Outs[Cand][1][I],
+        T, N, AS.Role == ArgRole::Out, K->toleranceFor(AS), Spreads[I]);
+    ArrayRef<uint8_t> O0 = Outs[Orig][0][I];
+    ArrayRef<uint8_t> C0 = Outs[Cand][0][I], C1 = Outs[Cand][1][I];
+    if (All.Unwritten)
+      return fail(Reason::UnwrittenOutput, Cand,
+                  Twine(All.Unwritten) + " of " + Twine(N) + " elements of '" +
+                      AS.Name +
+                      "' that the original writes are left unwritten (first "
+                      "at index " +
+                      Twine(All.FirstUnwritten) + ") " + Where);
+    if (All.Nondet && OrigDeterministic)
+      return fail(Reason::Nondeterministic, Cand,
+                  "two runs on the same inputs differ in " + Twine(All.Nondet) +
+                      " elements of '" + AS.Name + "' (first at index " +
+                      Twine(All.FirstNondet) + ": " +
+                      fmtElem(C0, T, All.FirstNondet) + " then " +
+                      fmtElem(C1, T, All.FirstNondet) +
+                      ") while the original is deterministic " + Where);
+    if (All.NanBad)
+      return fail(Reason::NanMismatch, Cand,
+                  Twine(All.NanBad) + " elements of '" + AS.Name +
+                      "' are NaN in one and not the other (first at index " +
+                      Twine(All.FirstNan) + ": candidate " +
+                      fmtElem(All.NanRun ? C1 : C0, T, All.FirstNan) +
+                      ", original " + fmtElem(O0, T, All.FirstNan) + ") " +
+                      Where);
+    if (All.Bad) {
+      Tolerance Tol = K->toleranceFor(AS);
+      std::string Tols =
+          isFloatDType(T) ? ("rtol " + formatv("{0:e1}", Tol.Rtol) + ", atol " +
+                             formatv("{0:e1}", Tol.Atol))
+                                .str()
+          : Tol.Atol > 0 ? formatv("atol {0}", int64_t(Tol.Atol)).str()
+                         : std::string("bit-equality");
+      size_t W = All.WorstIdx;
+      return fail(Reason::WrongResult, Cand,
+                  Twine(All.Bad) + " element checks of '" + AS.Name +
+                      "' fail " + Tols + " (worst at index " + Twine(W) +
+                      ": candidate " + fmtElem(All.WorstRun ? C1 : C0, T, W) +
+                      ", original " + fmtElem(O0, T, W) + ") " + Where);
+    }
+  }
+  if (Keep)
+    *Keep = std::move(*In);
+  return true;
+}
+
+/// The test cases of a shape of \p Bytes total size: several distributions
+/// and seeds on small shapes, fewer on large ones (docs/harness.md).
+static std::vector<GenOptions> casesFor(size_t Index, uint64_t Bytes,
+                                        bool AnySpecials) {
+  std::vector<GenOptions> C;
+  uint64_t Base = 1000 * (Index + 1);
+  auto Add = [&](std::optional<Dist> D, bool Specials = false) {
+    GenOptions G;
+    G.Seed = Base + C.size() + 1;
+    G.Distribution = D;
+    G.Specials = Specials;
+    C.push_back(G);
+  };
+  Add(std::nullopt); // the spec's own distributions
+  if (Bytes <= (256u << 20))
+    Add(Dist::Heavy);
+  if (Bytes <= (32u << 20)) {
+    Add(std::nullopt);
+    Add(Dist::Large);
+    Add(Dist::Small);
+    Add(Dist::Uniform);
+    if (AnySpecials)
+      Add(std::nullopt, true);
+  }
+  return C;
+}
+
+bool Worker::checkShape(size_t Index, ShapeResult &SR) {
+  const WorkerShape &WS = job().Shapes[Index];
+  Shape Sh = WS.shape();
+  SR.Shape = Sh.str();
+  SR.Generated = WS.Generated;
+  SR.Checked = true;
+  Expected<ResolvedLaunch> L = resolve(*K, Sh);
+  if (!L) {
+    std::string Msg = errorText(L.takeError());
+    if (WS.Generated) {
+      SR.Dropped = "does not resolve: " + Msg;
+      return true;
+    }
+    Out.Status = WorkerStatus::Error;
+    Out.Message = Msg;
+    return false;
+  }
+  if (!setSharedLimit(*L))
+    return false;
+  uint64_t Total = 0;
+  bool AnySpecials = false;
+  std::vector<DevBuf> Bufs(K->Args.size());
+  for (size_t I = 0; I < K->Args.size(); ++I) {
+    AnySpecials |= K->Args[I].Specials;
+    if (L->Args[I].IsScalar)
+      continue;
+    Total += L->Args[I].Bytes;
+    if (!alloc(Bufs[I], L->Args[I].Bytes)) {
+      release(Bufs);
+      return false;
+    }
+  }
+  bool Ok = true;
+  for (GenOptions G : casesFor(Index, Total, AnySpecials)) {
+    std::string Dropped, Where;
+    bool Regenerate = false;
+    unsigned Tries = 0;
+    // The first case's inputs are kept for timing (no second generation).
+    std::vector<std::vector<uint8_t>> *Keep =
+        WS.Timed && SR.Cases == 0 ? &TimingInputs[Index] : nullptr;
+    while (!runCase(Sh, *L, Bufs, G, WS.Generated, Dropped, Regenerate, Where,
+                    Keep)) {
+      if (F || !Dropped.empty() || !Regenerate)
+        break;
+      // Not informative: new inputs from another seed, a few times.
+      if (++Tries == 3) {
+        Out.Result.Notes.push_back("uninformative test case kept after 3 "
+                                   "regenerations " +
+                                   Where);
+        Regenerate = false;
+        break;
+      }
+      G.Seed += 7919;
+    }
+    if (F) {
+      Ok = false;
+      break;
+    }
+    if (!Dropped.empty()) {
+      SR.Dropped = Dropped;
+      break;
+    }
+    ++SR.Cases;
+  }
+  release(Bufs);
+  if (Ok && SR.Dropped.empty())
+    SR.Correct = true;
+  return Ok;
+}
+
+} // namespace worker
+} // namespace astra

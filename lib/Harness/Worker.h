@@ -1,0 +1,58 @@
+//===- Worker.h - The harness worker: correctness, then timing --*- C++ -*-===//
+//
+// The worker's checks over a job's shapes, on a DeviceContext: correctness
+// cases (Correctness.cpp) and timing rounds (Timing.cpp). Private to
+// lib/Harness.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_HARNESS_WORKER_H
+#define ASTRA_LIB_HARNESS_WORKER_H
+
+#include "Compare.h"
+#include "WorkerDevice.h"
+#include <map>
+
+namespace astra {
+namespace worker {
+
+class Worker : public DeviceContext {
+public:
+  using DeviceContext::DeviceContext;
+
+  /// Parses the job's spec and loads the three modules.
+  bool loadJob(const WorkerJob &J);
+  /// Correctness over every shape, then timing of the timed shapes.
+  void run();
+
+private:
+  const WorkerJob *JobPtr = nullptr;
+  const WorkerJob &job() const { return *JobPtr; }
+  std::optional<LaunchSpecFile> SpecFile;
+  const KernelSpec *K = nullptr;
+  bool OrigDeterministic = true;
+  bool NominalNoted = false;
+  /// Inputs of each timed shape's first correctness case, reused for timing.
+  std::map<size_t, std::vector<std::vector<uint8_t>>> TimingInputs;
+
+  bool checkShape(size_t Index, ShapeResult &SR);
+  /// One test case: 2 runs of the original and 2 of the candidate.
+  /// Returns false on a failure (F set) or a dropped shape (\p Dropped).
+  bool runCase(const Shape &Sh, const ResolvedLaunch &L,
+               const std::vector<DevBuf> &Bufs, const GenOptions &G,
+               bool Generated, std::string &Dropped, bool &Regenerate,
+               std::string &Where,
+               std::vector<std::vector<uint8_t>> *Keep = nullptr);
+  bool timeShape(size_t Index, ShapeResult &SR);
+  /// After the timed rounds: every party's outputs in every copy (written
+  /// by its last timed launch there) against the reference \p Ref.
+  bool
+  checkTimedOutputs(const Shape &Sh, const ResolvedLaunch &L,
+                    const std::vector<std::vector<uint8_t>> (&Ref)[2],
+                    const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
+                    unsigned Batch);
+};
+
+} // namespace worker
+} // namespace astra
+
+#endif // ASTRA_LIB_HARNESS_WORKER_H

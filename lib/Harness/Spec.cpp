@@ -347,6 +347,12 @@ void forEachExpr(const KernelSpec &K,
     Call(K.Block[I], element(member(K.Path, "block"), I));
   Call(K.SharedBytes, member(K.Path, "shared_bytes"));
   Call(K.Bytes, member(K.Path, "bytes"));
+  for (const VarDomain &D : K.Vars) {
+    Call(D.Min, member(D.Path, "min"));
+    Call(D.Max, member(D.Path, "max"));
+    Call(D.MultipleOf, member(D.Path, "multiple_of"));
+    Call(D.Divides, member(D.Path, "divides"));
+  }
   for (const ArgSpec &A : K.Args) {
     if (A.IsScalar) {
       if (!A.Value.IsFloat)

@@ -143,12 +143,6 @@ llvm::Expected<std::string> findPtxEntry(llvm::StringRef Ptx,
 /// device-side launch (dynamic parallelism).
 std::vector<std::string> findDeviceSideLaunches(llvm::StringRef Ptx);
 
-/// Generated edge shapes for \p K (docs/harness.md): from the spec's
-/// smallest shape, each variable set in turn to 1, 3, 5, 7, 9, 15, 17, 97,
-/// keeping those that resolve, are new, and stay small.
-std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
-deriveEdgeShapes(const KernelSpec &K);
-
 llvm::json::Value toJSON(const VerifyResult &R);
 llvm::json::Value toJSON(const DeviceInfo &D);
 llvm::json::Value toJSON(const ShapeResult &S);

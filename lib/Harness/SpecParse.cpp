@@ -650,11 +650,12 @@ private:
       if (StringRef(Name).starts_with("_"))
         continue;
       std::string VP = member(P, Name);
-      if (none_of(K.Shapes, [&](const Shape &S) { return S.lookup(Name); })) {
+      // Without shapes (an error reported already) nothing is known.
+      if (!K.Shapes.empty() &&
+          none_of(K.Shapes, [&](const Shape &S) { return S.lookup(Name); })) {
         std::string Known;
-        if (!K.Shapes.empty())
-          for (const auto &NV : K.Shapes[0].vars())
-            Known += (Known.empty() ? "" : ", ") + NV.first;
+        for (const auto &NV : K.Shapes[0].vars())
+          Known += (Known.empty() ? "" : ", ") + NV.first;
         errAt(F.Locator.locateKey(VP),
               VP + ": '" + Name + "' is not a shape variable (shape " +
                   "variables: " + (Known.empty() ? "none" : Known) + ")");

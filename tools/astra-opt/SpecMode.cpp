@@ -45,6 +45,23 @@ SignatureParam describeParam(const ParamInfo &P, const KernelInfo &K) {
   return S;
 }
 
+/// A loop whose stride starts from blockDim and halves (`s = blockDim.x / 2;
+/// ...; s >>= 1`): a tree reduction over the block.
+bool halvesBlockDim(const KernelInfo &K) {
+  return any_of(K.Loops, [](const LoopInfo &L) {
+    return StringRef(L.Init).contains("blockDim") &&
+           (L.Step == ">>1" || L.Step == "/2");
+  });
+}
+
+/// What the spec generator needs beyond the parameters.
+void describeLaunch(const KernelInfo &K, KernelSignature &Sig) {
+  Sig.HalvesBlockDim = halvesBlockDim(K);
+  for (const SharedArrayInfo &S : K.SharedArrays)
+    if (S.Dynamic)
+      Sig.DynamicShared.push_back(S.Name);
+}
+
 /// Each kernel, and for a template the template itself (a spec naming it is
 /// told to name an instantiation) and each instantiation.
 std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
@@ -55,6 +72,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
     Sig.IsTemplatePattern = K.isTemplate();
     for (const ParamInfo &P : K.Params)
       Sig.Params.push_back(describeParam(P, K));
+    describeLaunch(K, Sig);
     Out.push_back(std::move(Sig));
     for (const InstantiationInfo &I : K.Instantiations) {
       KernelSignature IS;
@@ -62,6 +80,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
       IS.TemplateName = K.Name;
       for (const ParamInfo &P : I.Params)
         IS.Params.push_back(describeParam(P, K));
+      describeLaunch(K, IS);
       Out.push_back(std::move(IS));
     }
   }

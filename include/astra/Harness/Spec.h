@@ -299,6 +299,11 @@ struct KernelSignature {
   /// A kernel template itself (given with its instantiations, or alone when
   /// the file has none): a spec must name an instantiation.
   bool IsTemplatePattern = false;
+  /// A loop halves a stride that starts from blockDim (a shared-memory tree
+  /// reduction): the kernel needs a power-of-two block size.
+  bool HalvesBlockDim = false;
+  /// The dynamic shared arrays (`extern __shared__`), when any.
+  std::vector<std::string> DynamicShared;
 };
 
 /// Checks \p F against \p Kernels (argument names, order, kinds and dtypes,
@@ -314,8 +319,12 @@ llvm::Error checkSpecText(llvm::StringRef JSON, llvm::StringRef FileName,
                           llvm::ArrayRef<KernelSignature> Kernels);
 
 /// A starting spec for \p Kernels (JSON text): dtypes and roles filled in
-/// from the signatures; counts, values, grid, block and shapes left as
-/// `TODO` placeholders that --check-spec reports until filled in.
+/// from the signatures; counts, values, grid, shapes (and shared_bytes for a
+/// kernel with dynamic shared memory) left as `TODO` placeholders that
+/// --check-spec reports until filled in. The block size is the shape
+/// variable `B`, marked not varied (`"vars": {"B": {"vary": false}}`, plus
+/// `"power_of_two": true` when HalvesBlockDim): a variable that only sizes
+/// the launch is the kernel's contract, not an input to vary.
 std::string emitStartingSpec(llvm::ArrayRef<KernelSignature> Kernels);
 
 } // namespace astra

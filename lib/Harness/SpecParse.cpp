@@ -452,8 +452,7 @@ private:
       else
         err(member(P, "dtype"),
             (S ? "unknown dtype '" + *S + "'" : Twine("expected a string")) +
-                " (dtypes: f32 f64 f16 bf16 fp8e4m3 fp8e5m2 i8 u8 i16 u16 "
-                "i32 u32 i64 u64)");
+                " (dtypes: " + dtypeNames() + ")");
     }
     // Valid: name, dtype and role (what checkSpec compares with the kernel)
     // parsed; the other fields may still have errors.

@@ -34,7 +34,7 @@ SignatureParam describeParam(const ParamInfo &P, const KernelInfo &K) {
   S.TypeSpelling = P.Type;
   S.IsPointer = P.Kind == ParamKind::Pointer;
   S.PointeeConst = P.ConstPointee;
-  S.Elem = parseDType(P.Dtype);
+  S.Elem = P.Dtype;
   S.Lanes = P.Lanes;
   for (const AccessInfo &A : K.Accesses) {
     if (A.Pointer != P.Name)

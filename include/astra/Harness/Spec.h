@@ -18,6 +18,7 @@
 #define ASTRA_HARNESS_SPEC_H
 
 #include "astra/Harness/Expr.h"
+#include "astra/Support/DType.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,21 +29,6 @@
 #include <vector>
 
 namespace astra {
-
-//===-- Element types -----------------------------------------------------===//
-
-enum class DType {
-  F32, F64, F16, BF16, FP8E4M3, FP8E5M2,
-  I8, U8, I16, U16, I32, U32, I64, U64,
-};
-
-/// Size of one element in bytes.
-unsigned dtypeSize(DType T);
-/// The spec spelling: "f32", "bf16", "fp8e4m3", "u64", ...
-llvm::StringRef dtypeName(DType T);
-std::optional<DType> parseDType(llvm::StringRef Name);
-bool isFloatDType(DType T);     ///< f32 f64 f16 bf16 fp8*
-bool isSignedIntDType(DType T); ///< i8 i16 i32 i64
 
 //===-- Spec data ----------------------------------------------------------===//
 

@@ -54,7 +54,7 @@ DISTS = {"normal", "uniform", "positive", "heavy", "small", "large"}
 GENS = {"csr_indptr", "distinct_per_row", "sorted", "permutation", "iota",
         "constant"}
 KERNEL_FIELDS = {"kernel", "args", "grid", "block", "shared_bytes", "bytes",
-                 "shapes", "tolerance", "noalias", "tunable"}
+                 "shapes", "vars", "tolerance", "noalias", "tunable"}
 MAX_BUFFER_BYTES = 1.5e9
 
 

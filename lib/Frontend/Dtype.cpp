@@ -1,4 +1,4 @@
-//===- Dtype.cpp - Map C++ types to launch-spec dtypes --------------------===//
+//===- Dtype.cpp - Map C++ types to dtypes --------------------------------===//
 #include "astra/Frontend/KernelModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Type.h"
@@ -10,7 +10,7 @@ namespace astra {
 
 namespace {
 struct NamedDtype {
-  const char *Dtype;
+  DType Dtype;
   unsigned Lanes;
 };
 } // namespace
@@ -18,50 +18,60 @@ struct NamedDtype {
 /// The CUDA half, bfloat16 and fp8 types are structs; they are known by name.
 static std::optional<NamedDtype> getNamedDtype(llvm::StringRef Name) {
   return llvm::StringSwitch<std::optional<NamedDtype>>(Name)
-      .Case("__half", NamedDtype{"f16", 1})
-      .Case("__half2", NamedDtype{"f16", 2})
-      .Case("__nv_bfloat16", NamedDtype{"bf16", 1})
-      .Case("__nv_bfloat162", NamedDtype{"bf16", 2})
-      .Case("__nv_fp8_e4m3", NamedDtype{"fp8e4m3", 1})
-      .Case("__nv_fp8x2_e4m3", NamedDtype{"fp8e4m3", 2})
-      .Case("__nv_fp8x4_e4m3", NamedDtype{"fp8e4m3", 4})
-      .Case("__nv_fp8_e5m2", NamedDtype{"fp8e5m2", 1})
-      .Case("__nv_fp8x2_e5m2", NamedDtype{"fp8e5m2", 2})
-      .Case("__nv_fp8x4_e5m2", NamedDtype{"fp8e5m2", 4})
+      .Case("__half", NamedDtype{DType::F16, 1})
+      .Case("__half2", NamedDtype{DType::F16, 2})
+      .Case("__nv_bfloat16", NamedDtype{DType::BF16, 1})
+      .Case("__nv_bfloat162", NamedDtype{DType::BF16, 2})
+      .Case("__nv_fp8_e4m3", NamedDtype{DType::FP8E4M3, 1})
+      .Case("__nv_fp8x2_e4m3", NamedDtype{DType::FP8E4M3, 2})
+      .Case("__nv_fp8x4_e4m3", NamedDtype{DType::FP8E4M3, 4})
+      .Case("__nv_fp8_e5m2", NamedDtype{DType::FP8E5M2, 1})
+      .Case("__nv_fp8x2_e5m2", NamedDtype{DType::FP8E5M2, 2})
+      .Case("__nv_fp8x4_e5m2", NamedDtype{DType::FP8E5M2, 4})
       .Default(std::nullopt);
 }
 
-static std::string getBuiltinDtype(ASTContext &Ctx, const BuiltinType *B) {
+static std::optional<DType> getBuiltinDtype(ASTContext &Ctx,
+                                            const BuiltinType *B) {
   switch (B->getKind()) {
   case BuiltinType::Float:
-    return "f32";
+    return DType::F32;
   case BuiltinType::Double:
-    return "f64";
+    return DType::F64;
   case BuiltinType::Half:
   case BuiltinType::Float16:
-    return "f16";
+    return DType::F16;
   case BuiltinType::BFloat16:
-    return "bf16";
+    return DType::BF16;
   case BuiltinType::Bool:
-    return "";
+    return std::nullopt;
   default:
     break;
   }
   if (!B->isInteger())
-    return "";
-  uint64_t Bits = Ctx.getTypeSize(B);
-  if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)
-    return "";
-  return (B->isSignedInteger() ? "i" : "u") + std::to_string(Bits);
+    return std::nullopt;
+  bool Signed = B->isSignedInteger();
+  switch (Ctx.getTypeSize(B)) {
+  case 8:
+    return Signed ? DType::I8 : DType::U8;
+  case 16:
+    return Signed ? DType::I16 : DType::U16;
+  case 32:
+    return Signed ? DType::I32 : DType::U32;
+  case 64:
+    return Signed ? DType::I64 : DType::U64;
+  default:
+    return std::nullopt;
+  }
 }
 
 /// CUDA vector types (float4, int2, uchar4, double2, ...): a struct whose name
 /// ends in the lane count and whose fields all have one scalar type.
-static std::string getVectorDtype(ASTContext &Ctx, const RecordDecl *RD,
-                                  unsigned *Lanes) {
+static std::optional<DType>
+getVectorDtype(ASTContext &Ctx, const RecordDecl *RD, unsigned *Lanes) {
   llvm::StringRef Name = RD->getName();
   if (Name.empty() || Name.back() < '1' || Name.back() > '4')
-    return "";
+    return std::nullopt;
   unsigned N = Name.back() - '0';
   QualType Elt;
   unsigned Fields = 0;
@@ -70,24 +80,24 @@ static std::string getVectorDtype(ASTContext &Ctx, const RecordDecl *RD,
     if (Fields++ == 0)
       Elt = T;
     else if (T != Elt)
-      return "";
+      return std::nullopt;
   }
   if (Fields != N)
-    return "";
+    return std::nullopt;
   const auto *B = Elt->getAs<BuiltinType>();
   if (!B)
-    return "";
-  std::string D = getBuiltinDtype(Ctx, B);
-  if (!D.empty() && Lanes)
+    return std::nullopt;
+  std::optional<DType> D = getBuiltinDtype(Ctx, B);
+  if (D && Lanes)
     *Lanes = N;
   return D;
 }
 
-std::string getDtype(ASTContext &Ctx, QualType T, unsigned *Lanes) {
+std::optional<DType> getDtype(ASTContext &Ctx, QualType T, unsigned *Lanes) {
   if (Lanes)
     *Lanes = 1;
   if (T.isNull() || T->isDependentType())
-    return "";
+    return std::nullopt;
   T = T.getCanonicalType().getUnqualifiedType();
   if (const auto *B = T->getAs<BuiltinType>())
     return getBuiltinDtype(Ctx, B);
@@ -95,14 +105,14 @@ std::string getDtype(ASTContext &Ctx, QualType T, unsigned *Lanes) {
     return getDtype(Ctx, ET->getDecl()->getIntegerType());
   const RecordDecl *RD = T->getAsRecordDecl();
   if (!RD)
-    return "";
+    return std::nullopt;
   if (std::optional<NamedDtype> N = getNamedDtype(RD->getName())) {
     if (Lanes)
       *Lanes = N->Lanes;
     return N->Dtype;
   }
   if (!RD->getDefinition())
-    return "";
+    return std::nullopt;
   return getVectorDtype(Ctx, RD->getDefinition(), Lanes);
 }
 

@@ -47,7 +47,7 @@ static ParamInfo buildParam(const ModelSource &Src, const ParmVarDecl *P,
   QualType U = T.getUnqualifiedType();
   PI.ElementType = Src.print(U);
   PI.Dtype = getDtype(Ctx, U, &PI.Lanes);
-  if (!PI.Dtype.empty() || U->isArithmeticType() || U->isEnumeralType() ||
+  if (PI.Dtype || U->isArithmeticType() || U->isEnumeralType() ||
       U->getAs<TemplateTypeParmType>())
     PI.Kind = ParamKind::Scalar;
   else if (U->isRecordType())

@@ -119,8 +119,8 @@ static bool isFloatLike(ASTContext &Ctx, QualType T) {
   if (T->isDependentType() || T->isRealFloatingType())
     return true;
   unsigned Lanes;
-  std::string D = getDtype(Ctx, T, &Lanes);
-  return D == "f16" || D == "bf16";
+  std::optional<DType> D = getDtype(Ctx, T, &Lanes);
+  return D && isHalfDType(*D);
 }
 
 bool BodyWalker::VisitExpr(Expr *E) {

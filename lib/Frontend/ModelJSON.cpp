@@ -62,7 +62,7 @@ json::Value toJSON(const ParamInfo &P) {
                  {"type", P.Type},
                  {"kind", toString(P.Kind)},
                  {"element_type", P.ElementType},
-                 {"dtype", P.Dtype}};
+                 {"dtype", P.Dtype ? dtypeName(*P.Dtype) : ""}};
   if (P.Lanes != 1)
     O["lanes"] = P.Lanes;
   if (P.Kind == ParamKind::Pointer) {

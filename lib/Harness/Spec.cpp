@@ -8,58 +8,6 @@ using namespace llvm;
 
 namespace astra {
 
-namespace {
-struct DTypeRow {
-  DType T;
-  const char *Name;
-  unsigned Size;
-};
-const DTypeRow DTypeTable[] = {
-    {DType::F32, "f32", 4},         {DType::F64, "f64", 8},
-    {DType::F16, "f16", 2},         {DType::BF16, "bf16", 2},
-    {DType::FP8E4M3, "fp8e4m3", 1}, {DType::FP8E5M2, "fp8e5m2", 1},
-    {DType::I8, "i8", 1},           {DType::U8, "u8", 1},
-    {DType::I16, "i16", 2},         {DType::U16, "u16", 2},
-    {DType::I32, "i32", 4},         {DType::U32, "u32", 4},
-    {DType::I64, "i64", 8},         {DType::U64, "u64", 8},
-};
-const DTypeRow &row(DType T) {
-  for (const DTypeRow &R : DTypeTable)
-    if (R.T == T)
-      return R;
-  llvm_unreachable("unknown dtype");
-}
-} // namespace
-
-unsigned dtypeSize(DType T) { return row(T).Size; }
-StringRef dtypeName(DType T) { return row(T).Name; }
-
-std::optional<DType> parseDType(StringRef Name) {
-  for (const DTypeRow &R : DTypeTable)
-    if (Name == R.Name)
-      return R.T;
-  return std::nullopt;
-}
-
-bool isFloatDType(DType T) {
-  switch (T) {
-  case DType::F32:
-  case DType::F64:
-  case DType::F16:
-  case DType::BF16:
-  case DType::FP8E4M3:
-  case DType::FP8E5M2:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isSignedIntDType(DType T) {
-  return T == DType::I8 || T == DType::I16 || T == DType::I32 ||
-         T == DType::I64;
-}
-
 StringRef roleName(ArgRole R) {
   switch (R) {
   case ArgRole::In:
@@ -347,6 +295,12 @@ void forEachExpr(const KernelSpec &K,
     Call(K.Block[I], element(member(K.Path, "block"), I));
   Call(K.SharedBytes, member(K.Path, "shared_bytes"));
   Call(K.Bytes, member(K.Path, "bytes"));
+  for (const VarDomain &D : K.Vars) {
+    Call(D.Min, member(D.Path, "min"));
+    Call(D.Max, member(D.Path, "max"));
+    Call(D.MultipleOf, member(D.Path, "multiple_of"));
+    Call(D.Divides, member(D.Path, "divides"));
+  }
   for (const ArgSpec &A : K.Args) {
     if (A.IsScalar) {
       if (!A.Value.IsFloat)

@@ -263,8 +263,9 @@ StringRef guessRole(const SignatureParam &P) {
 void emitKernel(raw_ostream &OS, const KernelSignature &K, StringRef Indent) {
   OS << Indent << "{\n";
   OS << Indent << "  \"_todo\": "
-     << quote("replace every TODO (counts, values, grid, block, shapes), "
-              "check the roles, then run astra-opt --check-spec")
+     << quote("replace every TODO (counts, values, grid, shapes), check "
+              "the roles and the block size B, then run astra-opt "
+              "--check-spec")
      << ",\n";
   std::string Name = K.Name;
   if (K.IsTemplatePattern)
@@ -292,10 +293,20 @@ void emitKernel(raw_ostream &OS, const KernelSignature &K, StringRef Indent) {
   }
   OS << (K.Params.empty() ? "" : "\n" + Indent.str() + "  ") << "],\n";
   OS << Indent << "  \"grid\": [" << quote("TODO: grid.x") << "],\n";
-  OS << Indent << "  \"block\": [" << quote("TODO: block.x") << "],\n";
+  OS << Indent << "  \"block\": [\"B\"],\n";
+  if (!K.DynamicShared.empty())
+    OS << Indent << "  \"shared_bytes\": "
+       << quote("TODO: dynamic shared memory in bytes (" +
+                join(K.DynamicShared, ", ") + "), e.g. 4*B")
+       << ",\n";
   OS << Indent << "  \"shapes\": "
-     << quote("TODO: list of shapes, e.g. [{\"n\": 1024}, {\"n\": 1048576}]")
-     << "\n";
+     << quote("TODO: list of shapes binding the block size B and the other "
+              "variables, e.g. [{\"n\": 1024, \"B\": 256}, {\"n\": 1048576, "
+              "\"B\": 256}]")
+     << ",\n";
+  // B only sizes the launch: edge shapes keep it (docs/spec.md, "vars").
+  OS << Indent << "  \"vars\": {\"B\": {\"vary\": false"
+     << (K.HalvesBlockDim ? ", \"power_of_two\": true" : "") << "}}\n";
   OS << Indent << "}";
 }
 } // namespace

@@ -8,6 +8,7 @@
 #include "SpecInternal.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
@@ -367,7 +368,7 @@ private:
     K.Path = Path.str();
     checkFields(O, Path,
                 {"kernel", "args", "grid", "block", "shared_bytes", "bytes",
-                 "shapes", "tolerance", "noalias", "tunable"});
+                 "shapes", "vars", "tolerance", "noalias", "tunable"});
     bool Ok = true;
     if (const json::Value *V =
             required(O, Path, "kernel", "the kernel's name")) {
@@ -400,6 +401,8 @@ private:
     if (const json::Value *V = O.get("bytes"))
       parseExpr(*V, member(Path, "bytes"), K.Bytes);
     parseShapes(O, Path, K, Ok);
+    if (const json::Value *V = O.get("vars"))
+      parseVars(*V, member(Path, "vars"), K);
     if (const json::Value *V = O.get("tolerance")) {
       if (parseTolerance(*V, member(Path, "tolerance"), K.Rtol, K.Atol))
         checkKernelTolerance(K);
@@ -412,6 +415,8 @@ private:
     }
     checkGenReferences(K);
     checkVariables(K);
+    if (!Failed)
+      checkShapeDomains(K);
     K.Valid = !Failed;
     Failed = SavedFailed || Failed;
   }
@@ -447,8 +452,7 @@ private:
       else
         err(member(P, "dtype"),
             (S ? "unknown dtype '" + *S + "'" : Twine("expected a string")) +
-                " (dtypes: f32 f64 f16 bf16 fp8e4m3 fp8e5m2 i8 u8 i16 u16 "
-                "i32 u32 i64 u64)");
+                " (dtypes: " + dtypeNames() + ")");
     }
     // Valid: name, dtype and role (what checkSpec compares with the kernel)
     // parsed; the other fields may still have errors.
@@ -629,6 +633,81 @@ private:
       err(A.Path, "generator '" + *Kind + "' draws from 'range': give "
                   "\"range\": [lo, hi]");
     A.Gen = std::move(G);
+  }
+
+  /// `"vars": {"<name>": {"vary": b, "min": E, "max": E, "multiple_of": E,
+  /// "divides": E, "power_of_two": b}, ...}` (docs/spec.md).
+  void parseVars(const json::Value &V, StringRef P, KernelSpec &K) {
+    const json::Object *O = V.getAsObject();
+    if (!O) {
+      err(P, "expected an object mapping shape variables to their domains, "
+             "got " +
+                 kindName(V));
+      return;
+    }
+    for (const std::string &Name : keysInOrder(*O, P)) {
+      if (StringRef(Name).starts_with("_"))
+        continue;
+      std::string VP = member(P, Name);
+      // Without shapes (an error reported already) nothing is known.
+      if (!K.Shapes.empty() &&
+          none_of(K.Shapes, [&](const Shape &S) { return S.lookup(Name); })) {
+        std::string Known;
+        for (const auto &NV : K.Shapes[0].vars())
+          Known += (Known.empty() ? "" : ", ") + NV.first;
+        errAt(F.Locator.locateKey(VP),
+              VP + ": '" + Name + "' is not a shape variable (shape " +
+                  "variables: " + (Known.empty() ? "none" : Known) + ")");
+        continue;
+      }
+      const json::Object *DO = O->get(Name)->getAsObject();
+      if (!DO) {
+        err(VP, "expected an object {\"vary\": false, \"min\": ..., "
+                "\"max\": ..., \"multiple_of\": ..., \"divides\": ..., "
+                "\"power_of_two\": true}, got " +
+                    kindName(*O->get(Name)));
+        continue;
+      }
+      K.Vars.push_back(parseVarDomain(*DO, VP, Name));
+    }
+  }
+
+  VarDomain parseVarDomain(const json::Object &O, StringRef P, StringRef Name) {
+    VarDomain D;
+    D.Name = Name.str();
+    D.Path = P.str();
+    checkFields(
+        O, P, {"vary", "min", "max", "multiple_of", "divides", "power_of_two"});
+    auto Flag = [&](StringRef Key, bool &Out) {
+      if (const json::Value *B = O.get(Key)) {
+        if (std::optional<bool> Val = B->getAsBoolean())
+          Out = *Val;
+        else
+          err(member(P, Key), "expected true or false");
+      }
+    };
+    Flag("vary", D.Vary);
+    Flag("power_of_two", D.PowerOfTwo);
+    for (auto [Key, Out] : {std::pair<StringRef, SizeExpr *>{"min", &D.Min},
+                            {"max", &D.Max},
+                            {"multiple_of", &D.MultipleOf},
+                            {"divides", &D.Divides}})
+      if (const json::Value *E = O.get(Key))
+        parseExpr(*E, member(P, Key), *Out);
+    return D;
+  }
+
+  /// Every spec shape lies in the domain: one report per constraint, for
+  /// the first shape that breaks it.
+  void checkShapeDomains(const KernelSpec &K) {
+    StringSet<> Done;
+    for (size_t I = 0; I < K.Shapes.size(); ++I)
+      for (const DomainViolation &V : K.domainViolations(K.Shapes[I])) {
+        if (!Done.insert(V.Path).second)
+          continue;
+        err(V.Path, V.Var + " = " + Twine(V.Value) + " in shape " + Twine(I) +
+                        " {" + K.Shapes[I].str() + "}: " + V.Requirement);
+      }
   }
 
   /// csr_indices must name a csr_indptr argument of the same kernel.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "WorkerInternal.h"
+#include "astra/Harness/EdgeShapes.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
@@ -23,72 +24,6 @@
 using namespace llvm;
 
 namespace astra {
-
-//===-- Shapes -------------------------------------------------------------===//
-
-static uint64_t footprint(const ResolvedLaunch &L) {
-  uint64_t B = 0;
-  for (const ResolvedArg &A : L.Args)
-    B += A.IsScalar ? 0 : A.Bytes;
-  return B;
-}
-
-std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
-deriveEdgeShapes(const KernelSpec &K) {
-  std::vector<
-      std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
-      Out;
-  if (K.Shapes.empty())
-    return Out;
-  // The smallest valid spec shape is the base.
-  const Shape *Base = nullptr;
-  uint64_t BaseBytes = UINT64_MAX;
-  for (const Shape &S : K.Shapes) {
-    Expected<ResolvedLaunch> L = resolve(K, S);
-    if (!L) {
-      consumeError(L.takeError());
-      continue;
-    }
-    if (footprint(*L) < BaseBytes) {
-      BaseBytes = footprint(*L);
-      Base = &S;
-    }
-  }
-  if (!Base)
-    return Out;
-  static const int64_t Values[] = {1, 3, 5, 7, 9, 15, 17, 97};
-  // Edge shapes stay small (fast to check); when the base shape is large,
-  // the other variables shrink to 128 where that keeps the launch valid.
-  const uint64_t MaxBytes = 64u << 20;
-  std::vector<Shape> Seen(K.Shapes.begin(), K.Shapes.end());
-  auto Try = [&](const Shape &S) {
-    if (std::find(Seen.begin(), Seen.end(), S) != Seen.end())
-      return true;
-    Expected<ResolvedLaunch> L = resolve(K, S);
-    if (!L) {
-      consumeError(L.takeError());
-      return true; // not valid: nothing to shrink
-    }
-    if (footprint(*L) > MaxBytes)
-      return false;
-    Seen.push_back(S);
-    Out.emplace_back(S.str(), S.vars());
-    return true;
-  };
-  for (auto &[Var, _] : Base->vars()) {
-    for (int64_t V : Values) {
-      Shape S = *Base;
-      S.set(Var, V);
-      if (Try(S))
-        continue;
-      for (auto &[Other, OV] : Base->vars())
-        if (Other != Var && OV > 128)
-          S.set(Other, 128);
-      Try(S);
-    }
-  }
-  return Out;
-}
 
 //===-- The worker process --------------------------------------------------===//
 
@@ -186,9 +121,12 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   Job.MinGain = Opts.MinGain;
   for (const Shape &S : K->Shapes)
     Job.Shapes.push_back({S.vars(), false, true});
-  if (Opts.EdgeShapes)
-    for (auto &[Name, Vars] : deriveEdgeShapes(*K))
-      Job.Shapes.push_back({Vars, true, false});
+  if (Opts.EdgeShapes) {
+    EdgeShapeSet Edges = deriveEdgeShapes(*K);
+    for (const Shape &S : Edges.Shapes)
+      Job.Shapes.push_back({S.vars(), true, false});
+    R.Notes = Edges.notes();
+  }
 
   // Start the worker now: it starts the driver while the PTX is compiled.
   Expected<Subprocess> Child = startWorker(JobPath, LogPath);
@@ -291,6 +229,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     Got.OriginalFile = R.OriginalFile;
     Got.CandidateFile = R.CandidateFile;
     Got.IsControlRun = R.IsControlRun;
+    Got.Notes.insert(Got.Notes.begin(), R.Notes.begin(), R.Notes.end());
     for (const std::string &D : DroppedByRetry) {
       ShapeResult SR;
       SR.Shape = StringRef(D).split(':').first.str();

@@ -17,6 +17,7 @@
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 #include "astra/Support/UnifiedDiff.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -204,6 +205,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
                                       : SpecFile.getValue();
   CompileSetup Setup = SetupIn;
   Setup.ReusePreamble = true;
+  // From here on Ctrl-C stops the search cleanly instead of killing it.
+  auto *OldHandler = std::signal(SIGINT, onInterrupt);
+  auto Restore = llvm::make_scope_exit([&] { std::signal(SIGINT, OldHandler); });
   if (DryRun)
     return printDryRun(Setup, In, Spec);
   // No GPU: say so before any work.
@@ -254,9 +258,7 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     return createHarnessEvaluator(std::move(*S));
   };
 
-  auto *Old = std::signal(SIGINT, onInterrupt);
   Expected<AgentResult> R = runAgent(Setup, AO);
-  std::signal(SIGINT, Old);
   if (!R)
     return R.takeError();
 

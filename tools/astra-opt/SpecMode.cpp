@@ -34,7 +34,7 @@ SignatureParam describeParam(const ParamInfo &P, const KernelInfo &K) {
   S.TypeSpelling = P.Type;
   S.IsPointer = P.Kind == ParamKind::Pointer;
   S.PointeeConst = P.ConstPointee;
-  S.Elem = parseDType(P.Dtype);
+  S.Elem = P.Dtype;
   S.Lanes = P.Lanes;
   for (const AccessInfo &A : K.Accesses) {
     if (A.Pointer != P.Name)
@@ -43,6 +43,23 @@ SignatureParam describeParam(const ParamInfo &P, const KernelInfo &K) {
     S.Stores |= A.Kind != AccessKind::Load;
   }
   return S;
+}
+
+/// A loop whose stride starts from blockDim and halves (`s = blockDim.x / 2;
+/// ...; s >>= 1`): a tree reduction over the block.
+bool halvesBlockDim(const KernelInfo &K) {
+  return any_of(K.Loops, [](const LoopInfo &L) {
+    return StringRef(L.Init).contains("blockDim") &&
+           (L.Step == ">>1" || L.Step == "/2");
+  });
+}
+
+/// What the spec generator needs beyond the parameters.
+void describeLaunch(const KernelInfo &K, KernelSignature &Sig) {
+  Sig.HalvesBlockDim = halvesBlockDim(K);
+  for (const SharedArrayInfo &S : K.SharedArrays)
+    if (S.Dynamic)
+      Sig.DynamicShared.push_back(S.Name);
 }
 
 /// Each kernel, and for a template the template itself (a spec naming it is
@@ -55,6 +72,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
     Sig.IsTemplatePattern = K.isTemplate();
     for (const ParamInfo &P : K.Params)
       Sig.Params.push_back(describeParam(P, K));
+    describeLaunch(K, Sig);
     Out.push_back(std::move(Sig));
     for (const InstantiationInfo &I : K.Instantiations) {
       KernelSignature IS;
@@ -62,6 +80,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
       IS.TemplateName = K.Name;
       for (const ParamInfo &P : I.Params)
         IS.Params.push_back(describeParam(P, K));
+      describeLaunch(K, IS);
       Out.push_back(std::move(IS));
     }
   }

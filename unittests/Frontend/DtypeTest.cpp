@@ -10,7 +10,8 @@ using namespace astra;
 
 namespace {
 
-/// The dtype and lanes of variable `v` declared after \p Decls.
+/// The dtype (its spelling, "" for none) and lanes of variable `v` declared
+/// after \p Decls.
 std::pair<std::string, unsigned> dtypeOf(llvm::StringRef Decls,
                                          llvm::StringRef Type) {
   std::string Code = (Decls + "\n" + Type + " v{};\n").str();
@@ -24,8 +25,8 @@ std::pair<std::string, unsigned> dtypeOf(llvm::StringRef Decls,
     if (auto *V = llvm::dyn_cast<clang::VarDecl>(D))
       if (V->getName() == "v") {
         unsigned Lanes = 0;
-        std::string Dt = getDtype(Ctx, V->getType(), &Lanes);
-        return {Dt, Lanes};
+        std::optional<DType> Dt = getDtype(Ctx, V->getType(), &Lanes);
+        return {Dt ? dtypeName(*Dt).str() : "", Lanes};
       }
   return {"<no v>", 0};
 }

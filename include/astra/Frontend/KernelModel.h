@@ -13,7 +13,7 @@
 //   Expected<KernelModel> M = loadKernelModel(Setup, FileName, Code);
 //   for (const KernelInfo &K : M->Kernels)
 //     for (const InstantiationInfo &I : K.Instantiations)   // templates
-//       ... I.Name ("act_and_mul<__half>"), I.Params[i].Dtype ("f16") ...
+//       ... I.Name ("act_and_mul<__half>"), I.Params[i].Dtype (F16) ...
 //   const KernelInfo *K = M->findKernel("act_and_mul<__half>");
 //
 // Source text fields hold the code as written (macros unexpanded where the
@@ -25,6 +25,7 @@
 #define ASTRA_FRONTEND_KERNELMODEL_H
 
 #include "astra/Support/CompileSetup.h"
+#include "astra/Support/DType.h"
 #include "astra/Support/Error.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -61,11 +62,11 @@ struct ParamInfo {
   bool ConstPointee = false;
   /// Pointers: declared __restrict__.
   bool Restrict = false;
-  /// The launch-spec dtype of the element type (pointers) or of the value
-  /// (scalars): one of f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64 fp8e4m3
-  /// fp8e5m2. Empty when unknown: a dependent type (`T` in a template: see
-  /// the instantiations), a struct, bool, ...
-  std::string Dtype;
+  /// The dtype of the element type (pointers) or of the value (scalars);
+  /// printed in the JSON as its spec spelling ("f16"). None when unknown: a
+  /// dependent type (`T` in a template: see the instantiations), a struct,
+  /// bool, ...
+  std::optional<DType> Dtype;
   /// Elements of Dtype per ElementType: 1 for scalars, 2 for __half2 or
   /// float2, 4 for float4, ...
   unsigned Lanes = 1;
@@ -261,10 +262,10 @@ llvm::Expected<KernelModel> loadKernelModel(const CompileSetup &Setup,
                                             llvm::StringRef FileName,
                                             llvm::StringRef Code);
 
-/// The launch-spec dtype of \p T (see ParamInfo::Dtype), or empty; \p Lanes
-/// is set to the element count of vector types (float4: 4).
-std::string getDtype(clang::ASTContext &Ctx, clang::QualType T,
-                     unsigned *Lanes = nullptr);
+/// The dtype of \p T (see ParamInfo::Dtype), or none; \p Lanes is set to
+/// the element count of vector types (float4: 4).
+std::optional<DType> getDtype(clang::ASTContext &Ctx, clang::QualType T,
+                              unsigned *Lanes = nullptr);
 
 llvm::StringRef toString(ParamKind K);
 llvm::StringRef toString(LoopClass C);

@@ -18,6 +18,7 @@
 #define ASTRA_HARNESS_SPEC_H
 
 #include "astra/Harness/Expr.h"
+#include "astra/Support/DType.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,21 +29,6 @@
 #include <vector>
 
 namespace astra {
-
-//===-- Element types -----------------------------------------------------===//
-
-enum class DType {
-  F32, F64, F16, BF16, FP8E4M3, FP8E5M2,
-  I8, U8, I16, U16, I32, U32, I64, U64,
-};
-
-/// Size of one element in bytes.
-unsigned dtypeSize(DType T);
-/// The spec spelling: "f32", "bf16", "fp8e4m3", "u64", ...
-llvm::StringRef dtypeName(DType T);
-std::optional<DType> parseDType(llvm::StringRef Name);
-bool isFloatDType(DType T);     ///< f32 f64 f16 bf16 fp8*
-bool isSignedIntDType(DType T); ///< i8 i16 i32 i64
 
 //===-- Spec data ----------------------------------------------------------===//
 
@@ -116,6 +102,34 @@ struct Tolerance {
 /// 0.25/1e-3, f64 1e-12/1e-14; integers exact (0/0).
 Tolerance defaultTolerance(DType T);
 
+/// The domain of one shape variable (`"vars": {"B": {...}}`, docs/spec.md):
+/// whether generated edge shapes may vary it, and the constraints every
+/// value must meet, spec shapes and edge shapes alike. The bounds are
+/// expressions over the shape (e.g. `"min": "H*D"`); empty when not given.
+struct VarDomain {
+  std::string Name;
+  /// False: edge shapes keep the variable at its base-shape value (a block
+  /// or tile size the kernel is written for).
+  bool Vary = true;
+  SizeExpr Min, Max;   ///< inclusive bounds
+  SizeExpr MultipleOf; ///< value % MultipleOf == 0
+  SizeExpr Divides;    ///< Divides % value == 0
+  bool PowerOfTwo = false;
+  /// Field path for diagnostics: "vars.B" or "kernels[0].vars.B".
+  std::string Path;
+};
+
+/// One constraint of a VarDomain that a shape breaks.
+struct DomainViolation {
+  std::string Var;   ///< the variable, e.g. "B"
+  int64_t Value = 0; ///< its value in the shape
+  /// The constraint's field path, e.g. "vars.B.power_of_two".
+  std::string Path;
+  /// What is required, with the values of other variables:
+  /// "B must be a power of two", "gs must divide d (= 4000)".
+  std::string Requirement;
+};
+
 struct KernelSpec {
   /// As written in the spec, e.g. "act_and_mul<__half>".
   std::string Kernel;
@@ -124,6 +138,9 @@ struct KernelSpec {
   std::vector<SizeExpr> Block; ///< 1 to 3 (x, y, z)
   SizeExpr SharedBytes;        ///< empty = 0
   std::vector<Shape> Shapes;
+  /// `vars`: the domains of the shape variables that have one, in spec
+  /// order (a variable without an entry is varied and unconstrained).
+  std::vector<VarDomain> Vars;
   std::optional<double> Rtol, Atol; ///< `tolerance`, when given
   /// `bytes`: the fewest bytes the kernel must move (each needed input byte
   /// read once, each output byte written once); empty when not given.
@@ -145,6 +162,12 @@ struct KernelSpec {
   Tolerance toleranceFor(const ArgSpec &A) const;
   /// The kernel's base name, without template arguments.
   llvm::StringRef baseName() const;
+  /// The domain of shape variable \p Name, or null (unconstrained).
+  const VarDomain *domainOf(llvm::StringRef Name) const;
+  /// Every constraint of `vars` that \p S breaks, in spec order (none: \p S
+  /// lies in the domain). A bound that cannot be evaluated on \p S counts as
+  /// broken, with the evaluation error as the requirement.
+  std::vector<DomainViolation> domainViolations(const Shape &S) const;
 };
 
 /// Maps field paths ("kernels[0].args[2].dtype") to JSON positions.
@@ -262,6 +285,11 @@ struct KernelSignature {
   /// A kernel template itself (given with its instantiations, or alone when
   /// the file has none): a spec must name an instantiation.
   bool IsTemplatePattern = false;
+  /// A loop halves a stride that starts from blockDim (a shared-memory tree
+  /// reduction): the kernel needs a power-of-two block size.
+  bool HalvesBlockDim = false;
+  /// The dynamic shared arrays (`extern __shared__`), when any.
+  std::vector<std::string> DynamicShared;
 };
 
 /// Checks \p F against \p Kernels (argument names, order, kinds and dtypes,
@@ -277,8 +305,12 @@ llvm::Error checkSpecText(llvm::StringRef JSON, llvm::StringRef FileName,
                           llvm::ArrayRef<KernelSignature> Kernels);
 
 /// A starting spec for \p Kernels (JSON text): dtypes and roles filled in
-/// from the signatures; counts, values, grid, block and shapes left as
-/// `TODO` placeholders that --check-spec reports until filled in.
+/// from the signatures; counts, values, grid, shapes (and shared_bytes for a
+/// kernel with dynamic shared memory) left as `TODO` placeholders that
+/// --check-spec reports until filled in. The block size is the shape
+/// variable `B`, marked not varied (`"vars": {"B": {"vary": false}}`, plus
+/// `"power_of_two": true` when HalvesBlockDim): a variable that only sizes
+/// the launch is the kernel's contract, not an input to vary.
 std::string emitStartingSpec(llvm::ArrayRef<KernelSignature> Kernels);
 
 } // namespace astra

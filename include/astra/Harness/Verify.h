@@ -66,11 +66,6 @@ llvm::Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts);
 std::vector<std::string> globalStateNotes(llvm::StringRef OrigPtx,
                                           llvm::StringRef CandPtx);
 
-/// Generated edge shapes for \p K (docs/harness.md): from the spec's
-/// smallest shape, each variable set in turn to 1, 3, 5, 7, 9, 15, 17, 97,
-/// keeping those that resolve, are new, and stay small.
-std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
-deriveEdgeShapes(const KernelSpec &K);
 
 } // namespace astra
 

@@ -140,6 +140,33 @@ std::vector<std::string> globalStateNotes(StringRef OrigPtx,
   return Notes;
 }
 
+Expected<const KernelSpec *>
+findSpecKernel(const LaunchSpecFile &SF, StringRef SpecPath, StringRef Kernel) {
+  const KernelSpec *K = Kernel.empty() && SF.Kernels.size() == 1
+                            ? &SF.Kernels[0]
+                            : SF.find(Kernel);
+  if (!K)
+    return makeInputError(SpecPath + ": no kernel '" + Kernel +
+                          "' in the spec");
+  return K;
+}
+
+WorkerJob makeJob(StringRef SpecPath, const KernelSpec &K, bool EdgeShapes,
+                  double TimeBudget, double TargetHalfWidth, double MinGain) {
+  WorkerJob Job;
+  Job.SpecPath = SpecPath.str();
+  Job.Kernel = K.Kernel;
+  Job.TimeBudget = TimeBudget;
+  Job.TargetHalfWidth = TargetHalfWidth;
+  Job.MinGain = MinGain;
+  for (const Shape &S : K.Shapes)
+    Job.Shapes.push_back({S.vars(), false, true});
+  if (EdgeShapes)
+    for (auto &[Name, Vars] : deriveEdgeShapes(K))
+      Job.Shapes.push_back({Vars, true, false});
+  return Job;
+}
+
 Expected<VerifyResult> runWorkerJob(WorkerJob &Job, const WorkerRun &Run,
                                     const VerifyResult &R, Subprocess Child) {
   std::string JobPath = inDir(Run.Dir, "job.json");
@@ -233,12 +260,11 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   Expected<LaunchSpecFile> SF = parseSpecFile(Opts.SpecPath);
   if (!SF)
     return SF.takeError();
-  const KernelSpec *K = Opts.Kernel.empty() && SF->Kernels.size() == 1
-                            ? &SF->Kernels[0]
-                            : SF->find(Opts.Kernel);
-  if (!K)
-    return makeInputError(Opts.SpecPath + ": no kernel '" + Opts.Kernel +
-                          "' in the spec");
+  Expected<const KernelSpec *> FoundK =
+      findSpecKernel(*SF, Opts.SpecPath, Opts.Kernel);
+  if (!FoundK)
+    return FoundK.takeError();
+  const KernelSpec *K = *FoundK;
 
   VerifyResult R;
   R.KernelName = K->Kernel;
@@ -273,17 +299,8 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   sys::fs::remove(JobPath);
   sys::fs::remove(resultPathFor(JobPath));
 
-  WorkerJob Job;
-  Job.SpecPath = Opts.SpecPath;
-  Job.Kernel = K->Kernel;
-  Job.TimeBudget = Opts.TimeBudget;
-  Job.TargetHalfWidth = Opts.TargetHalfWidth;
-  Job.MinGain = Opts.MinGain;
-  for (const Shape &S : K->Shapes)
-    Job.Shapes.push_back({S.vars(), false, true});
-  if (Opts.EdgeShapes)
-    for (auto &[Name, Vars] : deriveEdgeShapes(*K))
-      Job.Shapes.push_back({Vars, true, false});
+  WorkerJob Job = makeJob(Opts.SpecPath, *K, Opts.EdgeShapes, Opts.TimeBudget,
+                          Opts.TargetHalfWidth, Opts.MinGain);
 
   // Start the worker now: it starts the driver while the PTX is compiled.
   WorkerRun Run;

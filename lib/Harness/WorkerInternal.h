@@ -85,6 +85,17 @@ struct WorkerOutcome {
 
 std::string jobToJSONText(const WorkerJob &J);
 
+/// The kernel \p Kernel of \p SF (its only one when empty).
+llvm::Expected<const KernelSpec *> findSpecKernel(const LaunchSpecFile &SF,
+                                                  llvm::StringRef SpecPath,
+                                                  llvm::StringRef Kernel);
+
+/// A job for \p K: its spec shapes (timed), then the generated edge shapes
+/// when \p EdgeShapes; no PTX yet.
+WorkerJob makeJob(llvm::StringRef SpecPath, const KernelSpec &K,
+                  bool EdgeShapes, double TimeBudget, double TargetHalfWidth,
+                  double MinGain);
+
 /// Where and how a worker runs.
 struct WorkerRun {
   std::string Dir; ///< the job, the worker's log and result (exists)

@@ -27,6 +27,7 @@ for var in ("CUDA_HOME", "CUDA_PATH", "HOME"):
         config.environment[var] = os.environ[var]
 
 config.substitutions.append(("%astra-opt", os.path.join(config.astra_tools_dir, "astra-opt")))
+config.substitutions.append(("%astra-session-bench", os.path.join(config.astra_tools_dir, "astra-session-bench")))
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 config.substitutions.append(("%kernels", os.path.join(config.astra_src_root, "kernels")))
 config.substitutions.append(("%cuda_path", config.cuda_path))

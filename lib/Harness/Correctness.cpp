@@ -6,6 +6,7 @@
 // names them.
 //
 //===----------------------------------------------------------------------===//
+#include "RefStore.h"
 #include "Worker.h"
 #include "astra/Harness/InputGen.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -28,11 +29,25 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
                      const std::vector<DevBuf> &Bufs, const GenOptions &G,
                      bool Generated, std::string &Dropped, bool &Regenerate,
                      std::string &Where,
-                     std::vector<std::vector<uint8_t>> *Keep) {
+                     std::vector<std::vector<uint8_t>> *Keep,
+                     StringRef CasePrefix) {
   Regenerate = false;
   Where = "on shape " + Sh.str() + (Generated ? " (generated)" : "") + ", " +
           distLabel(G);
-  Expected<std::vector<std::vector<uint8_t>>> In = generateInputs(*K, Sh, L, G);
+  const size_t NA = K->Args.size();
+  // Outs[W][Run][Arg]: outputs (and inout buffers) after each run.
+  std::vector<std::vector<uint8_t>> Outs[2][2];
+  const WorkerMode Mode = job().Mode;
+  Expected<ArgBuffers> In = ArgBuffers();
+  if (Mode == WorkerMode::Candidate) {
+    // The original's side of this case, computed once by the session.
+    if (Error E = readRefCase(job().RefDir, CasePrefix, NA, *In, Outs[Orig]))
+      return fail(Reason::Crash, Orig,
+                  "cannot load the original's case " + Where + ": " +
+                      errorText(std::move(E)));
+  } else {
+    In = generateInputs(*K, Sh, L, G);
+  }
   if (!In) {
     std::string Msg = errorText(In.takeError());
     if (Generated) {
@@ -42,7 +57,6 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
     return fail(Reason::Crash, Orig,
                 "cannot generate inputs " + Where + ": " + Msg);
   }
-  const size_t NA = K->Args.size();
   std::vector<cu::DevicePtr> Ptrs(NA, 0);
   for (size_t I = 0; I < NA; ++I)
     if (!L.Args[I].IsScalar)
@@ -63,9 +77,9 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   if (!Upload(false))
     return false;
 
-  // Outs[W][Run][Arg]: outputs (and inout buffers) after each run.
-  std::vector<std::vector<uint8_t>> Outs[2][2];
-  for (int W = Orig; W <= Cand; ++W) {
+  const int First = Mode == WorkerMode::Candidate ? Cand : Orig;
+  const int Last = Mode == WorkerMode::Reference ? Orig : Cand;
+  for (int W = First; W <= Last; ++W) {
     for (unsigned Run = 0; Run < 2; ++Run) {
       Out.Progress(partyOf(W),
                    ("running the " + whoName(W) + " " + Where).str());
@@ -195,6 +209,17 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
     }
   }
 
+  if (Mode == WorkerMode::Reference) {
+    // Stored for the session's candidates; nothing to compare here.
+    if (Error E = writeRefCase(job().RefDir, CasePrefix, *In, Outs[Orig])) {
+      F = Failure{Reason::Crash, Party::Harness,
+                  "cannot store the original's case: " +
+                      errorText(std::move(E))};
+      return false;
+    }
+    return true;
+  }
+
   // Compare, output by output, in parallel chunks.
   for (size_t I = 0; I < NA; ++I) {
     const ArgSpec &AS = K->Args[I];
@@ -310,16 +335,33 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
       return false;
     }
   }
+  // The cases: generated here (full and reference modes), or the ones the
+  // session's reference stored (candidate mode).
+  std::vector<RefCase> Cases;
+  if (job().Mode == WorkerMode::Candidate) {
+    const RefShape &RS = Reference->Shapes[Index];
+    if (!RS.Dropped.empty()) {
+      SR.Dropped = RS.Dropped;
+      release(Bufs);
+      return true;
+    }
+    Cases = RS.Cases;
+  } else {
+    for (const GenOptions &G : casesFor(Index, Total, AnySpecials))
+      Cases.push_back({G, formatv("s{0}_c{1}", Index, Cases.size()).str()});
+  }
   bool Ok = true;
-  for (GenOptions G : casesFor(Index, Total, AnySpecials)) {
+  for (RefCase &C : Cases) {
+    GenOptions &G = C.G;
     std::string Dropped, Where;
     bool Regenerate = false;
     unsigned Tries = 0;
     // The first case's inputs are kept for timing (no second generation).
     std::vector<std::vector<uint8_t>> *Keep =
         WS.Timed && SR.Cases == 0 ? &TimingInputs[Index] : nullptr;
-    while (!runCase(Sh, *L, Bufs, G, WS.Generated, Dropped, Regenerate, Where,
-                    Keep)) {
+    bool Done;
+    while (!(Done = runCase(Sh, *L, Bufs, G, WS.Generated, Dropped, Regenerate,
+                            Where, Keep, C.Prefix))) {
       if (F || !Dropped.empty() || !Regenerate)
         break;
       // Not informative: new inputs from another seed, a few times.
@@ -341,7 +383,11 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
       break;
     }
     ++SR.Cases;
+    if (Done && job().Mode == WorkerMode::Reference)
+      Reference->Shapes[Index].Cases.push_back(C);
   }
+  if (job().Mode == WorkerMode::Reference)
+    Reference->Shapes[Index].Dropped = SR.Dropped;
   release(Bufs);
   if (Ok && SR.Dropped.empty())
     SR.Correct = true;

@@ -29,17 +29,6 @@ namespace astra {
 
 namespace {
 
-/// Runs `<this executable> --harness-worker=<Job>`, stdout and stderr to
-/// \p Log.
-Expected<Subprocess> startWorker(StringRef Job, StringRef Log) {
-  std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
-  if (Exe.empty())
-    return makeInternalError("cannot find the astra-opt executable");
-  SpawnOptions O;
-  O.StdoutFile = O.StderrFile = Log.str();
-  return Subprocess::spawn({Exe, ("--harness-worker=" + Job).str()}, O);
-}
-
 /// The last progress line of the worker's log.
 std::pair<Party, std::string> lastPhase(StringRef Log) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log);
@@ -49,6 +38,24 @@ std::pair<Party, std::string> lastPhase(StringRef Log) {
 }
 
 } // namespace
+
+static std::string inDir(StringRef Dir, StringRef Name) {
+  SmallString<128> P(Dir);
+  sys::path::append(P, Name);
+  return P.str().str();
+}
+
+Expected<Subprocess> startWorker(const WorkerRun &Run) {
+  std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
+  if (Exe.empty())
+    return makeInternalError("cannot find the astra-opt executable");
+  SpawnOptions O;
+  O.StdoutFile = O.StderrFile = inDir(Run.Dir, "worker.log");
+  if (Run.Gpu >= 0)
+    O.Env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(Run.Gpu));
+  return Subprocess::spawn(
+      {Exe, "--harness-worker=" + inDir(Run.Dir, "job.json")}, O);
+}
 
 std::vector<std::string> globalStateNotes(StringRef OrigPtx,
                                           StringRef CandPtx) {
@@ -68,17 +75,136 @@ std::vector<std::string> globalStateNotes(StringRef OrigPtx,
   return Notes;
 }
 
+Expected<const KernelSpec *>
+findSpecKernel(const LaunchSpecFile &SF, StringRef SpecPath, StringRef Kernel) {
+  const KernelSpec *K = Kernel.empty() && SF.Kernels.size() == 1
+                            ? &SF.Kernels[0]
+                            : SF.find(Kernel);
+  if (!K)
+    return makeInputError(SpecPath + ": no kernel '" + Kernel +
+                          "' in the spec");
+  return K;
+}
+
+WorkerJob makeJob(StringRef SpecPath, const KernelSpec &K, bool EdgeShapes,
+                  double TimeBudget, double TargetHalfWidth, double MinGain,
+                  std::vector<std::string> *Notes) {
+  WorkerJob Job;
+  Job.SpecPath = SpecPath.str();
+  Job.Kernel = K.Kernel;
+  Job.TimeBudget = TimeBudget;
+  Job.TargetHalfWidth = TargetHalfWidth;
+  Job.MinGain = MinGain;
+  for (const Shape &S : K.Shapes)
+    Job.Shapes.push_back({S.vars(), false, true});
+  if (EdgeShapes) {
+    EdgeShapeSet Edges = deriveEdgeShapes(K);
+    for (const Shape &S : Edges.Shapes)
+      Job.Shapes.push_back({S.vars(), true, false});
+    if (Notes)
+      *Notes = Edges.notes();
+  }
+  return Job;
+}
+
+Expected<VerifyResult> runWorkerJob(WorkerJob &Job, const WorkerRun &Run,
+                                    const VerifyResult &R, Subprocess Child) {
+  std::string JobPath = inDir(Run.Dir, "job.json");
+  std::string LogPath = inDir(Run.Dir, "worker.log");
+  std::vector<std::string> DroppedByRetry;
+  auto Refuse = [&](Reason Why, const Twine &Detail) {
+    VerifyResult Out = R;
+    Out.Verdict = Verdict::Refused;
+    Out.Why = Why;
+    Out.Detail = Detail.str();
+    return Out;
+  };
+  for (unsigned Attempt = 0;; ++Attempt) {
+    if (Attempt > 0) {
+      Child.kill();
+      sys::fs::remove(JobPath);
+      sys::fs::remove(resultPathFor(JobPath));
+      Expected<Subprocess> Next = startWorker(Run);
+      if (!Next)
+        return Next.takeError();
+      Child = std::move(*Next);
+    }
+    if (Error E = writeFileAtomically(JobPath, jobToJSONText(Job)))
+      return std::move(E);
+    std::optional<ExitStatus> Status = Child.wait(Run.TimeoutSeconds);
+    bool Finished = Status.has_value();
+    if (!Finished)
+      Child.kill();
+    auto [PhaseParty, Phase] = lastPhase(LogPath);
+    bool OrigPhase =
+        PhaseParty == Party::Original || PhaseParty == Party::Control;
+    if (!Finished) {
+      if (OrigPhase)
+        return makeInputError("the original kernel does not finish within " +
+                              Twine(Run.TimeoutSeconds) + " s (" + Phase + ")");
+      return Refuse(Reason::Hang,
+                    "no result within the time limit of " +
+                        Twine(Run.TimeoutSeconds) + " s, killed while " +
+                        (Phase.empty() ? std::string("starting") : Phase));
+    }
+    Expected<WorkerOutcome> O = readOutcome(resultPathFor(JobPath));
+    if (!O) {
+      consumeError(O.takeError());
+      std::string How = Status->describe();
+      if (OrigPhase)
+        return makeInternalError("the harness worker died (" + How +
+                                 ") while " + Phase);
+      return Refuse(Reason::Crash,
+                    "the harness worker died (" + How + ") while " +
+                        (Phase.empty() ? std::string("starting") : Phase));
+    }
+    WorkerOutcome &W = *O;
+    if (W.Status == WorkerStatus::NoDevice)
+      return makeDeviceError(W.Message);
+    if (W.Status == WorkerStatus::OriginalFails && W.FailedShape >= 0 &&
+        size_t(W.FailedShape) < Job.Shapes.size() &&
+        Job.Shapes[W.FailedShape].Generated && Attempt < 4) {
+      // The original traps on a generated edge shape: the shape is not
+      // valid for this kernel. Run again without it.
+      Shape S = Job.Shapes[W.FailedShape].shape();
+      DroppedByRetry.push_back(S.str() + ": the original fails: " + W.Message);
+      Job.Shapes.erase(Job.Shapes.begin() + W.FailedShape);
+      continue;
+    }
+    if (W.Status == WorkerStatus::OriginalFails)
+      return makeInputError("the original kernel fails: " + W.Message);
+    if (W.Status == WorkerStatus::Error)
+      return W.Who == Party::Harness ? makeInternalError(W.Message)
+                                     : makeInputError(W.Message);
+    VerifyResult Got = std::move(W.Result);
+    Got.KernelName = R.KernelName;
+    Got.OriginalFile = R.OriginalFile;
+    Got.CandidateFile = R.CandidateFile;
+    Got.IsControlRun = R.IsControlRun;
+    for (const std::string &D : DroppedByRetry) {
+      ShapeResult SR;
+      SR.Shape = StringRef(D).split(':').first.str();
+      SR.Generated = true;
+      SR.Dropped = D;
+      Got.Shapes.push_back(SR);
+    }
+    Got.Verdict = W.Status == WorkerStatus::Refused ? Verdict::Refused
+                                                    : Verdict::NoChange;
+    judgeResult(Got);
+    return Got;
+  }
+}
+
 Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   auto WallStart = std::chrono::steady_clock::now();
   Expected<LaunchSpecFile> SF = parseSpecFile(Opts.SpecPath);
   if (!SF)
     return SF.takeError();
-  const KernelSpec *K = Opts.Kernel.empty() && SF->Kernels.size() == 1
-                            ? &SF->Kernels[0]
-                            : SF->find(Opts.Kernel);
-  if (!K)
-    return makeInputError(Opts.SpecPath + ": no kernel '" + Opts.Kernel +
-                          "' in the spec");
+  Expected<const KernelSpec *> FoundK =
+      findSpecKernel(*SF, Opts.SpecPath, Opts.Kernel);
+  if (!FoundK)
+    return FoundK.takeError();
+  const KernelSpec *K = *FoundK;
 
   VerifyResult R;
   R.KernelName = K->Kernel;
@@ -113,23 +239,14 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   sys::fs::remove(JobPath);
   sys::fs::remove(resultPathFor(JobPath));
 
-  WorkerJob Job;
-  Job.SpecPath = Opts.SpecPath;
-  Job.Kernel = K->Kernel;
-  Job.TimeBudget = Opts.TimeBudget;
-  Job.TargetHalfWidth = Opts.TargetHalfWidth;
-  Job.MinGain = Opts.MinGain;
-  for (const Shape &S : K->Shapes)
-    Job.Shapes.push_back({S.vars(), false, true});
-  if (Opts.EdgeShapes) {
-    EdgeShapeSet Edges = deriveEdgeShapes(*K);
-    for (const Shape &S : Edges.Shapes)
-      Job.Shapes.push_back({S.vars(), true, false});
-    R.Notes = Edges.notes();
-  }
+  WorkerJob Job = makeJob(Opts.SpecPath, *K, Opts.EdgeShapes, Opts.TimeBudget,
+                          Opts.TargetHalfWidth, Opts.MinGain, &R.Notes);
 
   // Start the worker now: it starts the driver while the PTX is compiled.
-  Expected<Subprocess> Child = startWorker(JobPath, LogPath);
+  WorkerRun Run;
+  Run.Dir = Dir.str().str();
+  Run.TimeoutSeconds = Opts.TimeoutSeconds;
+  Expected<Subprocess> Child = startWorker(Run);
   if (!Child)
     return Child.takeError();
 
@@ -164,86 +281,12 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   Job.OrigEntry = *OrigEntry;
   Job.CandEntry = *CandEntry;
 
-  std::vector<std::string> DroppedByRetry;
-  for (unsigned Attempt = 0;; ++Attempt) {
-    if (Attempt > 0) {
-      Child->kill();
-      sys::fs::remove(JobPath);
-      sys::fs::remove(resultPathFor(JobPath));
-      Child = startWorker(JobPath, LogPath);
-      if (!Child)
-        return Child.takeError();
-    }
-    if (Error E = writeFileAtomically(JobPath, jobToJSONText(Job)))
-      return std::move(E);
-    std::optional<ExitStatus> Status = Child->wait(Opts.TimeoutSeconds);
-    bool Finished = Status.has_value();
-    if (!Finished)
-      Child->kill();
-    auto [PhaseParty, Phase] = lastPhase(LogPath);
-    bool OrigPhase =
-        PhaseParty == Party::Original || PhaseParty == Party::Control;
-    if (!Finished) {
-      if (OrigPhase)
-        return makeInputError("the original kernel does not finish within " +
-                              Twine(Opts.TimeoutSeconds) + " s (" + Phase +
-                              ")");
-      return Refuse(Reason::Hang,
-                    "no result within the time limit of " +
-                        Twine(Opts.TimeoutSeconds) + " s, killed while " +
-                        (Phase.empty() ? std::string("starting") : Phase));
-    }
-    Expected<WorkerOutcome> O = readOutcome(resultPathFor(JobPath));
-    if (!O) {
-      consumeError(O.takeError());
-      std::string How = Status->describe();
-      if (OrigPhase)
-        return makeInternalError("the harness worker died (" + How +
-                                 ") while " + Phase);
-      return Refuse(Reason::Crash, "the harness worker died (" + How +
-                                       ") while " +
-                                       (Phase.empty() ? std::string("starting")
-                                                      : Phase));
-    }
-    WorkerOutcome &W = *O;
-    if (W.Status == WorkerStatus::NoDevice)
-      return makeDeviceError(W.Message);
-    if (W.Status == WorkerStatus::OriginalFails && W.FailedShape >= 0 &&
-        size_t(W.FailedShape) < Job.Shapes.size() &&
-        Job.Shapes[W.FailedShape].Generated && Attempt < 4) {
-      // The original traps on a generated edge shape: the shape is not
-      // valid for this kernel. Run again without it.
-      Shape S = Job.Shapes[W.FailedShape].shape();
-      DroppedByRetry.push_back(S.str() + ": the original fails: " +
-                               W.Message);
-      Job.Shapes.erase(Job.Shapes.begin() + W.FailedShape);
-      continue;
-    }
-    if (W.Status == WorkerStatus::OriginalFails)
-      return makeInputError("the original kernel fails: " + W.Message);
-    if (W.Status == WorkerStatus::Error)
-      return W.Who == Party::Harness ? makeInternalError(W.Message)
-                                     : makeInputError(W.Message);
-    VerifyResult Got = std::move(W.Result);
-    Got.KernelName = R.KernelName;
-    Got.OriginalFile = R.OriginalFile;
-    Got.CandidateFile = R.CandidateFile;
-    Got.IsControlRun = R.IsControlRun;
-    Got.Notes.insert(Got.Notes.begin(), R.Notes.begin(), R.Notes.end());
-    for (const std::string &D : DroppedByRetry) {
-      ShapeResult SR;
-      SR.Shape = StringRef(D).split(':').first.str();
-      SR.Generated = true;
-      SR.Dropped = D;
-      Got.Shapes.push_back(SR);
-    }
-    Got.Notes.insert(Got.Notes.end(), GlobalNotes.begin(), GlobalNotes.end());
-    Got.Verdict = W.Status == WorkerStatus::Refused ? Verdict::Refused
-                                                    : Verdict::NoChange;
-    judgeResult(Got);
-    Got.WallSeconds = Wall();
-    return Got;
-  }
+  Expected<VerifyResult> Got = runWorkerJob(Job, Run, R, std::move(*Child));
+  if (!Got)
+    return Got.takeError();
+  Got->Notes.insert(Got->Notes.end(), GlobalNotes.begin(), GlobalNotes.end());
+  Got->WallSeconds = Wall();
+  return Got;
 }
 
 } // namespace astra

@@ -39,6 +39,20 @@ bool Worker::loadJob(const WorkerJob &J) {
     Out.Message = "kernel '" + job().Kernel + "' is not in " + job().SpecPath;
     return false;
   }
+  if (J.Mode == WorkerMode::Reference) {
+    Reference.emplace();
+    Reference->Shapes.resize(J.Shapes.size());
+  } else if (J.Mode == WorkerMode::Candidate) {
+    Expected<RefIndex> RI = readRefIndex(J.RefDir);
+    if (!RI || RI->Shapes.size() != J.Shapes.size()) {
+      Out.Status = WorkerStatus::Error;
+      Out.Message = RI ? "the session's reference does not match the job"
+                       : errorText(RI.takeError());
+      Out.Who = Party::Harness;
+      return false;
+    }
+    Reference = std::move(*RI);
+  }
   const std::string *const Ptx[3] = {&J.OrigPtx, &J.CandPtx, &J.OrigPtx};
   const std::string *const Entry[3] = {&J.OrigEntry, &J.CandEntry,
                                        &J.OrigEntry};
@@ -62,6 +76,16 @@ void Worker::run() {
                     R.Shapes[I].Shape + ": " + R.Shapes[I].Dropped;
       return;
     }
+  }
+  if (job().Mode == WorkerMode::Reference) {
+    // The original's cases are stored; the candidates time themselves.
+    Out.FailedShape = -1;
+    if (Error E = writeRefIndex(job().RefDir, *Reference)) {
+      Out.Status = WorkerStatus::Error;
+      Out.Who = Party::Harness;
+      Out.Message = errorText(std::move(E));
+    }
+    return;
   }
   for (size_t I = 0; I < job().Shapes.size(); ++I) {
     Out.FailedShape = int(I);

@@ -9,6 +9,7 @@
 #define ASTRA_LIB_HARNESS_WORKER_H
 
 #include "Compare.h"
+#include "RefStore.h"
 #include "WorkerDevice.h"
 #include <map>
 
@@ -31,6 +32,8 @@ private:
   const KernelSpec *K = nullptr;
   bool OrigDeterministic = true;
   bool NominalNoted = false;
+  /// The original's cases: built (reference mode) or loaded (candidate).
+  std::optional<RefIndex> Reference;
   /// Inputs of each timed shape's first correctness case, reused for timing.
   std::map<size_t, std::vector<std::vector<uint8_t>>> TimingInputs;
 
@@ -40,8 +43,8 @@ private:
   bool runCase(const Shape &Sh, const ResolvedLaunch &L,
                const std::vector<DevBuf> &Bufs, const GenOptions &G,
                bool Generated, std::string &Dropped, bool &Regenerate,
-               std::string &Where,
-               std::vector<std::vector<uint8_t>> *Keep = nullptr);
+               std::string &Where, std::vector<std::vector<uint8_t>> *Keep,
+               llvm::StringRef CasePrefix);
   bool timeShape(size_t Index, ShapeResult &SR);
   /// After the timed rounds: every party's outputs in every copy (written
   /// by its last timed launch there) against the reference \p Ref.

@@ -10,6 +10,7 @@
 
 #include "astra/Harness/Spec.h"
 #include "astra/Harness/Verify.h"
+#include "astra/Support/Subprocess.h"
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,7 +28,18 @@ struct WorkerShape {
   Shape shape() const;
 };
 
+/// What a worker does with its job.
+enum class WorkerMode {
+  Full,      ///< "full": the original's cases and the candidate's (--verify)
+  Reference, ///< "reference": only the original's cases, stored in RefDir
+  Candidate, ///< "candidate": the original's cases loaded from RefDir
+};
+llvm::StringRef workerModeName(WorkerMode M);
+std::optional<WorkerMode> parseWorkerMode(llvm::StringRef Name);
+
 struct WorkerJob {
+  WorkerMode Mode = WorkerMode::Full;
+  std::string RefDir; ///< Reference and Candidate modes
   std::string SpecPath, Kernel;
   std::string OrigPtx, CandPtx;     ///< PTX text
   std::string OrigEntry, CandEntry; ///< mangled entry names
@@ -72,6 +84,36 @@ struct WorkerOutcome {
 };
 
 std::string jobToJSONText(const WorkerJob &J);
+
+/// The kernel \p Kernel of \p SF (its only one when empty).
+llvm::Expected<const KernelSpec *> findSpecKernel(const LaunchSpecFile &SF,
+                                                  llvm::StringRef SpecPath,
+                                                  llvm::StringRef Kernel);
+
+/// A job for \p K: its spec shapes (timed), then the generated edge shapes
+/// when \p EdgeShapes (the edge candidates skipped as outside the spec's
+/// domain go to \p Notes, with their reasons); no PTX yet.
+WorkerJob makeJob(llvm::StringRef SpecPath, const KernelSpec &K,
+                  bool EdgeShapes, double TimeBudget, double TargetHalfWidth,
+                  double MinGain, std::vector<std::string> *Notes = nullptr);
+
+/// Where and how a worker runs.
+struct WorkerRun {
+  std::string Dir; ///< the job, the worker's log and result (exists)
+  unsigned TimeoutSeconds = 300;
+  int Gpu = -1; ///< the GPU it sees (CUDA_VISIBLE_DEVICES); -1: inherited
+};
+/// Starts `astra-opt --harness-worker=<Dir>/job.json`; it starts the driver
+/// and waits for the job to appear.
+llvm::Expected<Subprocess> startWorker(const WorkerRun &Run);
+/// Writes \p Job for \p Child (started with startWorker(Run)) and turns
+/// its outcome into a result named as \p R: a refusal (hang, crash, the
+/// worker's) is a result; errors are about the original, the device or the
+/// harness. Generated shapes the original fails on are dropped from
+/// Job.Shapes and the worker runs again.
+llvm::Expected<VerifyResult> runWorkerJob(WorkerJob &Job, const WorkerRun &Run,
+                                          const VerifyResult &R,
+                                          Subprocess Child);
 /// Waits (polling) until \p Path exists, then parses it. Gives up when the
 /// parent process is gone or after 10 minutes.
 llvm::Expected<WorkerJob> waitForJob(llvm::StringRef Path);

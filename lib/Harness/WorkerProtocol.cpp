@@ -33,6 +33,17 @@ static const std::pair<Party, const char *> PartyNames[] = {
     {Party::Control, "control"},
 };
 
+static const std::pair<WorkerMode, const char *> ModeNames[] = {
+    {WorkerMode::Full, "full"},
+    {WorkerMode::Reference, "reference"},
+    {WorkerMode::Candidate, "candidate"},
+};
+
+StringRef workerModeName(WorkerMode M) { return nameIn(ModeNames, M); }
+std::optional<WorkerMode> parseWorkerMode(StringRef Name) {
+  return parseIn(ModeNames, Name);
+}
+
 StringRef workerStatusName(WorkerStatus S) { return nameIn(StatusNames, S); }
 std::optional<WorkerStatus> parseWorkerStatus(StringRef Name) {
   return parseIn(StatusNames, Name);
@@ -82,7 +93,9 @@ std::string jobToJSONText(const WorkerJob &J) {
                                   {"generated", S.Generated},
                                   {"timed", S.Timed}});
   }
-  json::Value V = json::Object{{"spec", J.SpecPath},
+  json::Value V = json::Object{{"mode", workerModeName(J.Mode)},
+                               {"ref_dir", J.RefDir},
+                               {"spec", J.SpecPath},
                                {"kernel", J.Kernel},
                                {"original_ptx", J.OrigPtx},
                                {"candidate_ptx", J.CandPtx},
@@ -118,7 +131,16 @@ static bool fromJSON(const json::Value &V, WorkerShape &S, json::Path P) {
 
 static bool fromJSON(const json::Value &V, WorkerJob &J, json::Path P) {
   json::ObjectMapper O(V, P);
-  return O && O.map("spec", J.SpecPath) && O.map("kernel", J.Kernel) &&
+  std::string Mode;
+  if (!O || !O.map("mode", Mode) || !O.map("ref_dir", J.RefDir))
+    return false;
+  std::optional<WorkerMode> M = parseWorkerMode(Mode);
+  if (!M) {
+    P.field("mode").report("not a worker mode");
+    return false;
+  }
+  J.Mode = *M;
+  return O.map("spec", J.SpecPath) && O.map("kernel", J.Kernel) &&
          O.map("original_ptx", J.OrigPtx) &&
          O.map("candidate_ptx", J.CandPtx) &&
          O.map("original_entry", J.OrigEntry) &&

@@ -60,6 +60,19 @@ Expected<Subprocess> Subprocess::spawn(ArrayRef<std::string> Argv,
   for (const std::string &A : Argv)
     Args.push_back(const_cast<char *>(A.c_str()));
   Args.push_back(nullptr);
+  // The environment: this process's, with Opts.Env set over it.
+  std::vector<char *> Envp;
+  for (char **E = environ; E && *E; ++E) {
+    StringRef Name = StringRef(*E).split('=').first;
+    bool Overridden = false;
+    for (const std::string &O : Opts.Env)
+      Overridden |= StringRef(O).split('=').first == Name;
+    if (!Overridden)
+      Envp.push_back(*E);
+  }
+  for (const std::string &O : Opts.Env)
+    Envp.push_back(const_cast<char *>(O.c_str()));
+  Envp.push_back(nullptr);
 
   // Every descriptor the child needs is opened before the fork; the child
   // only duplicates them (nothing that allocates runs after fork).
@@ -109,7 +122,7 @@ Expected<Subprocess> Subprocess::spawn(ArrayRef<std::string> Argv,
       dup2(OutPipe[1], 1);
     if (Fds[2] >= 0)
       dup2(Fds[2], 2);
-    execv(Args[0], Args.data());
+    execve(Args[0], Args.data(), Envp.data());
     int Err = errno;
     ssize_t W = write(ErrPipe[1], &Err, sizeof(Err));
     (void)W;

@@ -76,6 +76,17 @@ TEST(SubprocessTest, PipedLines) {
   EXPECT_EQ(Lines, (std::vector<std::string>{"one", "two", "three"}));
 }
 
+TEST(SubprocessTest, Environment) {
+  SpawnOptions O;
+  O.PipeStdout = true;
+  O.Env = {"ASTRA_SUBPROCESS_TEST=7", "HOME=/nowhere"};
+  Subprocess P = sh("echo \"$ASTRA_SUBPROCESS_TEST $HOME ${PATH:+path}\"", O);
+  std::vector<std::string> Lines;
+  ASSERT_TRUE(P.wait(10, [&](StringRef L) { Lines.push_back(L.str()); }));
+  // Set, overridden, and inherited.
+  EXPECT_EQ(Lines, (std::vector<std::string>{"7 /nowhere path"}));
+}
+
 TEST(SubprocessTest, OutputToFile) {
   SmallString<128> Path;
   ASSERT_FALSE(sys::fs::createTemporaryFile("astra-subprocess", "log", Path));

@@ -2,9 +2,14 @@
 //
 // The evaluation session of design section 7: created once per kernel, it
 // judges candidate PTX against the original with the harness protocol
-// (docs/harness.md). Each candidate runs in its own child process: a trap, a
-// hang or a crash refuses that candidate only. With several GPUs there is one
-// worker per GPU; evaluate() may be called concurrently, once per worker.
+// (docs/harness.md). create() runs the original's side of every correctness
+// case once, in a child process, and stores inputs and reference outputs
+// (both poisons) in the work directory; each candidate then runs in its own
+// child process that loads them instead of generating inputs and running the
+// original again, and is timed against the original and the control as in
+// --verify. A trap, a hang or a crash refuses that candidate only. With
+// several GPUs there is one worker per GPU (the child sees only its GPU);
+// evaluate() may be called concurrently with distinct worker indices.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_HARNESS_SESSION_H
@@ -27,8 +32,9 @@ struct SessionOptions {
   unsigned TimeoutSeconds = 300;
   bool EdgeShapes = true;
   double MinGain = 0.01;
-  /// Timing budget per shape in seconds for a candidate.
-  double TimeBudget = 1.0;
+  /// Timing budget per shape in seconds for a candidate (screening;
+  /// verifyFully() uses --verify's 1 s).
+  double TimeBudget = 0.3;
   double TargetHalfWidth = 0.005;
   /// GPU ordinals, one worker each; empty: GPU 0.
   std::vector<int> Gpus;
@@ -58,9 +64,14 @@ public:
   llvm::Expected<VerifyResult> verifyFully(llvm::StringRef CandidatePtx,
                                            llvm::StringRef Label);
 
+  /// Where the session keeps the reference and each worker's files.
+  llvm::StringRef getWorkDir() const;
+
 private:
+  struct State;
   explicit EvalSession(const SessionOptions &Opts);
   SessionOptions Opts;
+  std::unique_ptr<State> St;
 };
 
 /// Checks that a CUDA driver and at least one GPU are present, without

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace astra {
 
@@ -37,6 +38,9 @@ struct SpawnOptions {
   /// stdout to a pipe that wait() reads line by line (ignored with
   /// StdoutFile).
   bool PipeStdout = false;
+  /// "NAME=VALUE" entries set in the child's environment (this process's
+  /// environment otherwise).
+  std::vector<std::string> Env;
 };
 
 class Subprocess {

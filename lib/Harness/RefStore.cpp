@@ -1,0 +1,156 @@
+//===- RefStore.cpp - The original's test cases on disk -------------------===//
+#include "RefStore.h"
+#include "astra/Support/Error.h"
+#include "astra/Support/Output.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace astra {
+
+static std::string bufferPath(StringRef Dir, StringRef Prefix, StringRef Kind,
+                              size_t Arg) {
+  SmallString<128> P(Dir);
+  sys::path::append(P, (Prefix + "." + Kind + Twine(Arg) + ".bin").str());
+  return P.str().str();
+}
+
+static Error writeRaw(const std::string &Path, const std::vector<uint8_t> &B) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+  if (EC)
+    return makeInternalError("cannot write " + Path + ": " + EC.message());
+  OS.write(reinterpret_cast<const char *>(B.data()), B.size());
+  OS.close();
+  if (OS.has_error())
+    return makeInternalError("cannot write " + Path);
+  return Error::success();
+}
+
+static Error readRaw(const std::string &Path, std::vector<uint8_t> &B) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> M =
+      MemoryBuffer::getFile(Path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!M)
+    return makeInternalError("cannot read " + Path + ": " +
+                             M.getError().message());
+  StringRef Data = (*M)->getBuffer();
+  B.assign(Data.begin(), Data.end());
+  return Error::success();
+}
+
+Error writeRefCase(StringRef Dir, StringRef Prefix, const ArgBuffers &In,
+                   const ArgBuffers (&Out)[2]) {
+  for (size_t I = 0; I < In.size(); ++I)
+    if (!In[I].empty())
+      if (Error E = writeRaw(bufferPath(Dir, Prefix, "in", I), In[I]))
+        return E;
+  for (unsigned Run = 0; Run < 2; ++Run)
+    for (size_t I = 0; I < Out[Run].size(); ++I)
+      if (!Out[Run][I].empty())
+        if (Error E =
+                writeRaw(bufferPath(Dir, Prefix, Run ? "out1_" : "out0_", I),
+                         Out[Run][I]))
+          return E;
+  return Error::success();
+}
+
+Error readRefCase(StringRef Dir, StringRef Prefix, size_t NumArgs,
+                  ArgBuffers &In, ArgBuffers (&Out)[2]) {
+  auto ReadAll = [&](StringRef Kind, ArgBuffers &Bufs) -> Error {
+    Bufs.assign(NumArgs, {});
+    for (size_t I = 0; I < NumArgs; ++I) {
+      std::string P = bufferPath(Dir, Prefix, Kind, I);
+      if (!sys::fs::exists(P))
+        continue;
+      if (Error E = readRaw(P, Bufs[I]))
+        return E;
+    }
+    return Error::success();
+  };
+  if (Error E = ReadAll("in", In))
+    return E;
+  if (Error E = ReadAll("out0_", Out[0]))
+    return E;
+  return ReadAll("out1_", Out[1]);
+}
+
+static std::string indexPath(StringRef Dir) {
+  SmallString<128> P(Dir);
+  sys::path::append(P, "index.json");
+  return P.str().str();
+}
+
+Error writeRefIndex(StringRef Dir, const RefIndex &Index) {
+  json::Array Shapes;
+  for (const RefShape &S : Index.Shapes) {
+    json::Array Cases;
+    for (const RefCase &C : S.Cases)
+      Cases.push_back(json::Object{
+          {"prefix", C.Prefix},
+          {"seed", int64_t(C.G.Seed)},
+          {"dist", C.G.Distribution ? distName(*C.G.Distribution).str() : ""},
+          {"specials", C.G.Specials}});
+    Shapes.push_back(
+        json::Object{{"dropped", S.Dropped}, {"cases", std::move(Cases)}});
+  }
+  std::string Text;
+  raw_string_ostream(Text) << json::Value(
+      json::Object{{"shapes", std::move(Shapes)}});
+  return writeFileAtomically(indexPath(Dir), Text);
+}
+
+Expected<RefIndex> readRefIndex(StringRef Dir) {
+  std::string Path = indexPath(Dir);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Path);
+  if (!B)
+    return makeInternalError("cannot read " + Path);
+  Expected<json::Value> V = json::parse((*B)->getBuffer());
+  if (!V)
+    return V.takeError();
+  RefIndex Index;
+  auto Bad = [&] { return makeInternalError("malformed " + Path); };
+  const json::Object *Root = V->getAsObject();
+  const json::Array *Shapes = Root ? Root->getArray("shapes") : nullptr;
+  if (!Shapes)
+    return Bad();
+  for (const json::Value &SV : *Shapes) {
+    const json::Object *SO = SV.getAsObject();
+    const json::Array *Cases = SO ? SO->getArray("cases") : nullptr;
+    std::optional<StringRef> Dropped =
+        SO ? SO->getString("dropped") : std::nullopt;
+    if (!Cases || !Dropped)
+      return Bad();
+    RefShape S;
+    S.Dropped = Dropped->str();
+    for (const json::Value &CV : *Cases) {
+      const json::Object *CO = CV.getAsObject();
+      if (!CO)
+        return Bad();
+      std::optional<StringRef> Prefix = CO->getString("prefix"),
+                               Dist = CO->getString("dist");
+      std::optional<int64_t> Seed = CO->getInteger("seed");
+      std::optional<bool> Specials = CO->getBoolean("specials");
+      if (!Prefix || !Dist || !Seed || !Specials)
+        return Bad();
+      RefCase C;
+      C.Prefix = Prefix->str();
+      C.G.Seed = uint64_t(*Seed);
+      C.G.Specials = *Specials;
+      if (!Dist->empty()) {
+        C.G.Distribution = parseDist(*Dist);
+        if (!C.G.Distribution)
+          return Bad();
+      }
+      S.Cases.push_back(std::move(C));
+    }
+    Index.Shapes.push_back(std::move(S));
+  }
+  return Index;
+}
+
+} // namespace astra

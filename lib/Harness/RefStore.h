@@ -1,0 +1,54 @@
+//===- RefStore.h - The original's test cases on disk -----------*- C++ -*-===//
+//
+// An evaluation session computes the original's side of every correctness
+// case once per kernel (a worker in reference mode) and stores it in the
+// session's directory: per case the inputs and the original's outputs from
+// both poisons as raw buffers, and an index (JSON) of the shapes, their
+// cases (seed, distribution, NaN/Inf) and the shapes dropped. Workers in
+// candidate mode load the cases instead of generating inputs and running the
+// original again. Private to lib/Harness.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_HARNESS_REFSTORE_H
+#define ASTRA_LIB_HARNESS_REFSTORE_H
+
+#include "astra/Harness/InputGen.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// Buffers by argument (empty for scalars and unused roles).
+using ArgBuffers = std::vector<std::vector<uint8_t>>;
+
+struct RefCase {
+  GenOptions G;       ///< the inputs' seed and distribution (the final ones)
+  std::string Prefix; ///< file name prefix in the directory: "s2_c0"
+};
+
+struct RefShape {
+  /// Not run: why (as ShapeResult::Dropped); empty when it has cases.
+  std::string Dropped;
+  std::vector<RefCase> Cases;
+};
+
+struct RefIndex {
+  std::vector<RefShape> Shapes; ///< in the job's shape order
+};
+
+/// Writes case \p Prefix: inputs \p In and the original's outputs \p Out
+/// (run 0 and run 1) into \p Dir.
+llvm::Error writeRefCase(llvm::StringRef Dir, llvm::StringRef Prefix,
+                         const ArgBuffers &In, const ArgBuffers (&Out)[2]);
+/// Reads what writeRefCase wrote; buffers that were empty stay empty.
+llvm::Error readRefCase(llvm::StringRef Dir, llvm::StringRef Prefix,
+                        size_t NumArgs, ArgBuffers &In, ArgBuffers (&Out)[2]);
+
+llvm::Error writeRefIndex(llvm::StringRef Dir, const RefIndex &Index);
+llvm::Expected<RefIndex> readRefIndex(llvm::StringRef Dir);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_HARNESS_REFSTORE_H

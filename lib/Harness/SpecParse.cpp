@@ -400,9 +400,11 @@ private:
       parseExpr(*V, member(Path, "shared_bytes"), K.SharedBytes);
     if (const json::Value *V = O.get("bytes"))
       parseExpr(*V, member(Path, "bytes"), K.Bytes);
+    unsigned BeforeDomain = NumErrors;
     parseShapes(O, Path, K, Ok);
     if (const json::Value *V = O.get("vars"))
       parseVars(*V, member(Path, "vars"), K);
+    bool DomainParsed = NumErrors == BeforeDomain;
     if (const json::Value *V = O.get("tolerance")) {
       if (parseTolerance(*V, member(Path, "tolerance"), K.Rtol, K.Atol))
         checkKernelTolerance(K);
@@ -415,7 +417,9 @@ private:
     }
     checkGenReferences(K);
     checkVariables(K);
-    if (!Failed)
+    // Spec shapes against the domain, once the shapes and `vars` parsed and
+    // the bounds use bound variables only (other errors do not hide these).
+    if (DomainParsed && domainVariablesBound(K))
       checkShapeDomains(K);
     K.Valid = !Failed;
     Failed = SavedFailed || Failed;
@@ -695,6 +699,16 @@ private:
       if (const json::Value *E = O.get(Key))
         parseExpr(*E, member(P, Key), *Out);
     return D;
+  }
+
+  /// Every variable of every `vars` bound is bound by every shape.
+  static bool domainVariablesBound(const KernelSpec &K) {
+    for (const VarDomain &D : K.Vars)
+      for (const SizeExpr *E : {&D.Min, &D.Max, &D.MultipleOf, &D.Divides})
+        for (const std::string &V : E->variables())
+          if (any_of(K.Shapes, [&](const Shape &S) { return !S.lookup(V); }))
+            return false;
+    return true;
   }
 
   /// Every spec shape lies in the domain: one report per constraint, for

@@ -124,4 +124,21 @@ TEST(SpecDomainTest, SpecShapesMustLieInTheDomain) {
       "d=4100, B=768}: d must be a multiple of 8\n");
 }
 
+TEST(SpecDomainTest, ReportedWithOtherErrors) {
+  // An unrelated error (a bad role) does not hide a shape outside the
+  // domain; an unbound variable in a bound is reported once, as unbound.
+  std::string Spec = withVars(R"({"B": {"power_of_two": true}})",
+                              R"([{"T": 4, "d": 4096, "B": 48}])");
+  Spec.replace(Spec.find("\"inout\""), 7, "\"write\"");
+  EXPECT_EQ(parseErrors(Spec),
+            "s.json:2:66: error: args[0].role: expected \"in\", \"out\" or "
+            "\"inout\"\n"
+            "s.json:5:34: error: vars.B.power_of_two: B = 48 in shape 0 {T=4, "
+            "d=4096, B=48}: B must be a power of two\n");
+  EXPECT_EQ(parseErrors(withVars(R"({"B": {"max": "x", "power_of_two": true}})",
+                                 R"([{"T": 4, "d": 4096, "B": 48}])")),
+            "s.json:5:25: error: vars.B.max: variable 'x' is not bound by "
+            "shape 0 {T=4, d=4096, B=48}\n");
+}
+
 } // namespace

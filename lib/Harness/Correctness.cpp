@@ -68,8 +68,8 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
         continue;
       if (InOutOnly && AS.Role != ArgRole::InOut)
         continue;
-      if (!ok(A.MemcpyHtoD(Ptrs[I], (*In)[I].data(), L.Args[I].Bytes),
-              "upload " + AS.Name))
+      if (!upload(Ptrs[I], (*In)[I].data(), L.Args[I].Bytes,
+                  "upload " + AS.Name))
         return false;
     }
     return true;

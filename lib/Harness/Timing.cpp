@@ -148,7 +148,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     uint64_t B = L->Args[I].Bytes;
     if (L->Args[I].IsScalar || K->Args[I].Role == ArgRole::Out || !B)
       continue;
-    if (!ok(A.MemcpyHtoD(Copies[Orig][0][I], (*In)[I].data(), B), "upload"))
+    if (!upload(Copies[Orig][0][I], (*In)[I].data(), B, "upload"))
       return FreeAll(), false;
     if (K->Args[I].Role == ArgRole::InOut &&
         (!Alloc(Pristine[I], B) ||

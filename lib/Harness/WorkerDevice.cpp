@@ -228,6 +228,12 @@ bool DeviceContext::loadModules(const std::string *const (&Ptx)[3],
   return true;
 }
 
+bool DeviceContext::upload(cu::DevicePtr To, const void *From, size_t Bytes,
+                           const Twine &What) {
+  return ok(A.MemcpyHtoD(To, From, Bytes), What) &&
+         ok(A.CtxSynchronize(), What);
+}
+
 bool DeviceContext::alloc(DevBuf &B, size_t Bytes) {
   B.Bytes = Bytes;
   size_t Total = Bytes + 2 * GuardBytes;

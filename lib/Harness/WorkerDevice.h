@@ -91,6 +91,12 @@ protected:
   bool ok(cu::Result R, const llvm::Twine &What);
   /// Records a failure of \p W; returns false.
   bool fail(Reason Why, int W, const llvm::Twine &Msg, bool Sticky = false);
+  /// Copies host memory to the device and waits until it is there: a
+  /// pageable cuMemcpyHtoD may return before its DMA ends, and the harness's
+  /// stream does not wait for the legacy stream, so a launch right after it
+  /// could read the old contents.
+  bool upload(cu::DevicePtr To, const void *From, size_t Bytes,
+              const llvm::Twine &What);
   bool alloc(DevBuf &B, size_t Bytes);
   void release(std::vector<DevBuf> &Bufs);
   bool setSharedLimit(const ResolvedLaunch &L);

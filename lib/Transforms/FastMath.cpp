@@ -64,7 +64,7 @@ public:
   }
   std::vector<ParamDesc> getParams() const override {
     ParamDesc Ops{"ops",
-                  ParamKind::Subset,
+                  RewriteParamKind::Subset,
                   "all",
                   {"all"},
                   std::string("'+'-separated subset of ") + AllOps};

@@ -7,15 +7,15 @@ using namespace llvm;
 
 namespace astra {
 
-StringRef getParamKindName(ParamKind K) {
+StringRef getParamKindName(RewriteParamKind K) {
   switch (K) {
-  case ParamKind::Int:
+  case RewriteParamKind::Int:
     return "int";
-  case ParamKind::Bool:
+  case RewriteParamKind::Bool:
     return "bool";
-  case ParamKind::Enum:
+  case RewriteParamKind::Enum:
     return "enum";
-  case ParamKind::Subset:
+  case RewriteParamKind::Subset:
     return "subset";
   }
   llvm_unreachable("unknown parameter kind");
@@ -24,15 +24,15 @@ StringRef getParamKindName(ParamKind K) {
 std::string ParamDesc::describeType() const {
   std::string Out = getParamKindName(Kind).str();
   switch (Kind) {
-  case ParamKind::Int:
+  case RewriteParamKind::Int:
     if (!Choices.empty())
       return Out + " " + join(Choices, "|");
     return Out + " " + std::to_string(Min) + ".." + std::to_string(Max);
-  case ParamKind::Bool:
+  case RewriteParamKind::Bool:
     return Out + " 0|1";
-  case ParamKind::Enum:
+  case RewriteParamKind::Enum:
     return Out + " " + join(Choices, "|");
-  case ParamKind::Subset:
+  case RewriteParamKind::Subset:
     return Out + " all|" + join(Choices, "+");
   }
   llvm_unreachable("unknown parameter kind");
@@ -47,7 +47,7 @@ Error ParamDesc::check(StringRef Rewrite, StringRef Value) const {
     return "one of " + join(Names, ", ");
   };
   switch (Kind) {
-  case ParamKind::Int: {
+  case RewriteParamKind::Int: {
     int64_t V;
     if (Value.getAsInteger(10, V))
       return Refuse(Choices.empty()
@@ -61,15 +61,15 @@ Error ParamDesc::check(StringRef Rewrite, StringRef Value) const {
     }
     return Error::success();
   }
-  case ParamKind::Bool:
+  case RewriteParamKind::Bool:
     if (Value != "0" && Value != "1")
       return Refuse("0 or 1");
     return Error::success();
-  case ParamKind::Enum:
+  case RewriteParamKind::Enum:
     if (!is_contained(Choices, Value))
       return Refuse(OneOf(Choices));
     return Error::success();
-  case ParamKind::Subset: {
+  case RewriteParamKind::Subset: {
     if (Value == "all")
       return Error::success();
     SmallVector<StringRef, 16> Parts;

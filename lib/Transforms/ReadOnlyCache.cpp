@@ -45,7 +45,7 @@ public:
   }
   std::vector<ParamDesc> getParams() const override {
     return {{"assume-noalias",
-             ParamKind::Bool,
+             RewriteParamKind::Bool,
              "0",
              {"0", "1"},
              "1: no pointer argument overlaps a buffer the kernel writes"}};

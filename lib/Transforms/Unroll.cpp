@@ -43,14 +43,14 @@ public:
   }
   std::vector<ParamDesc> getParams() const override {
     ParamDesc Factor{"factor",
-                     ParamKind::Int,
+                     RewriteParamKind::Int,
                      "4",
                      {"2", "4", "8"},
                      "unroll factor (pragma: 1-1024, manual: 2-64)"};
     Factor.Min = 1;
     Factor.Max = 1024;
     ParamDesc Mode{"mode",
-                   ParamKind::Enum,
+                   RewriteParamKind::Enum,
                    "pragma",
                    {"pragma", "manual"},
                    "pragma: '#pragma unroll N'; manual: copies of the body "

@@ -71,7 +71,7 @@ public:
   }
   std::vector<ParamDesc> getParams() const override {
     ParamDesc Width{"width",
-                    ParamKind::Int,
+                    RewriteParamKind::Int,
                     "16",
                     {"16", "8"},
                     "bytes per vector access: 16 or 8"};

@@ -1,4 +1,6 @@
 //===- ParamsTest.cpp - Typed rewrite parameters and their combinations ---===//
+// KernelModel.h too: the agent includes both, so names must not clash.
+#include "astra/Frontend/KernelModel.h"
 #include "astra/Transforms/Enumerate.h"
 #include "astra/Transforms/Rewrite.h"
 #include "gtest/gtest.h"
@@ -20,7 +22,7 @@ std::string errorOf(Error E) {
 }
 
 TEST(ParamDescTest, IntRange) {
-  ParamDesc D{"factor", ParamKind::Int, "4", {"2", "4"}, "help"};
+  ParamDesc D{"factor", RewriteParamKind::Int, "4", {"2", "4"}, "help"};
   D.Min = 1;
   D.Max = 8;
   EXPECT_EQ(errorOf(D.check("r", "8")), "");
@@ -33,7 +35,7 @@ TEST(ParamDescTest, IntRange) {
 }
 
 TEST(ParamDescTest, IntChoices) {
-  ParamDesc D{"width", ParamKind::Int, "16", {"16", "8"}, ""};
+  ParamDesc D{"width", RewriteParamKind::Int, "16", {"16", "8"}, ""};
   D.Choices = {"16", "8"};
   EXPECT_EQ(errorOf(D.check("v", "8")), "");
   EXPECT_EQ(errorOf(D.check("v", "4")),
@@ -42,16 +44,16 @@ TEST(ParamDescTest, IntChoices) {
 }
 
 TEST(ParamDescTest, BoolEnumSubset) {
-  ParamDesc B{"assume", ParamKind::Bool, "0", {"0", "1"}, ""};
+  ParamDesc B{"assume", RewriteParamKind::Bool, "0", {"0", "1"}, ""};
   EXPECT_EQ(errorOf(B.check("r", "1")), "");
   EXPECT_EQ(errorOf(B.check("r", "true")),
             "rewrite 'r': parameter 'assume' must be 0 or 1, got 'true'");
-  ParamDesc E{"mode", ParamKind::Enum, "a", {"a"}, ""};
+  ParamDesc E{"mode", RewriteParamKind::Enum, "a", {"a"}, ""};
   E.Choices = {"a", "b"};
   EXPECT_EQ(errorOf(E.check("r", "b")), "");
   EXPECT_EQ(errorOf(E.check("r", "c")),
             "rewrite 'r': parameter 'mode' must be one of a, b, got 'c'");
-  ParamDesc S{"ops", ParamKind::Subset, "all", {"all"}, ""};
+  ParamDesc S{"ops", RewriteParamKind::Subset, "all", {"all"}, ""};
   S.Choices = {"exp", "div"};
   EXPECT_EQ(errorOf(S.check("r", "all")), "");
   EXPECT_EQ(errorOf(S.check("r", "div+exp")), "");

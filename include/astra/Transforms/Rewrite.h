@@ -43,7 +43,7 @@ struct RewriteParams {
 };
 
 /// The type of a rewrite's own parameter.
-enum class ParamKind {
+enum class RewriteParamKind {
   Int,    ///< a decimal integer in [Min, Max], or one of Choices when given
   Bool,   ///< 0 or 1
   Enum,   ///< one of Choices
@@ -54,7 +54,7 @@ enum class ParamKind {
 /// the values a search tries.
 struct ParamDesc {
   std::string Key;
-  ParamKind Kind = ParamKind::Int;
+  RewriteParamKind Kind = RewriteParamKind::Int;
   std::string Default;
   /// Values the search agent enumerates, in the order it tries them. Every
   /// one is valid.
@@ -70,7 +70,7 @@ struct ParamDesc {
 };
 
 /// Name of a kind as listings print it: int, bool, enum, subset.
-llvm::StringRef getParamKindName(ParamKind K);
+llvm::StringRef getParamKindName(RewriteParamKind K);
 
 /// A place a rewrite looked at.
 struct RewriteSite {

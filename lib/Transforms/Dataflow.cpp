@@ -144,7 +144,7 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
   };
   if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, CXXBoolLiteralExpr,
           UnaryExprOrTypeTraitExpr>(E) ||
-      isCudaBuiltinIndex(E))
+      matchCudaBuiltin(E))
     return true;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const ValueDecl *D = DRE->getDecl();

@@ -66,13 +66,6 @@ getEnclosingLoops(ASTContext &Ctx, const Stmt *S,
   return Loops;
 }
 
-const Expr *stripParens(const Expr *E) {
-  E = E->IgnoreImplicit();
-  while (const auto *P = dyn_cast<ParenExpr>(E))
-    E = P->getSubExpr()->IgnoreImplicit();
-  return E;
-}
-
 const Expr *getWithParens(const RewriteContext &RC, const Expr *E) {
   ASTContext &Ctx = RC.getASTContext();
   for (DynTypedNodeList Ps = Ctx.getParents(*E);
@@ -96,21 +89,4 @@ bool isLibraryFunction(const FunctionDecl *FD) {
          SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
 }
 
-bool isCudaBuiltinIndex(const Expr *E) {
-  const auto *POE = dyn_cast<PseudoObjectExpr>(E->IgnoreParenImpCasts());
-  if (!POE)
-    return false;
-  const auto *Prop = dyn_cast<MSPropertyRefExpr>(POE->getSyntacticForm());
-  if (!Prop)
-    return false;
-  const Expr *B = Prop->getBaseExpr()->IgnoreParens();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(B))
-    B = OVE->getSourceExpr()->IgnoreParens();
-  const auto *Base = dyn_cast_or_null<DeclRefExpr>(B);
-  if (!Base)
-    return false;
-  StringRef Name = Base->getDecl()->getName();
-  return Name == "threadIdx" || Name == "blockIdx" || Name == "blockDim" ||
-         Name == "gridDim";
-}
 } // namespace astra

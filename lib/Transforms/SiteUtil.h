@@ -6,6 +6,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_SITEUTIL_H
 #define ASTRA_LIB_TRANSFORMS_SITEUTIL_H
 
+#include "astra/Frontend/ExprMatch.h"
 #include "astra/Transforms/Rewrite.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -37,9 +38,6 @@ std::vector<const clang::Stmt *>
 getEnclosingLoops(clang::ASTContext &Ctx, const clang::Stmt *S,
                   const llvm::DenseMap<const clang::Stmt *, std::string> &Ids);
 
-/// \p E without implicit nodes and the parentheses written around it.
-const clang::Expr *stripParens(const clang::Expr *E);
-
 /// \p E with the parentheses written around it (outside macros): what an
 /// edit replaces when the result needs none.
 const clang::Expr *getWithParens(const RewriteContext &RC,
@@ -51,9 +49,6 @@ std::string getLineCol(const RewriteContext &RC, clang::SourceLocation Loc);
 /// Whether \p FD is a math function from a system header (the CUDA wrappers,
 /// libdevice declarations, <cmath>) rather than a user's function.
 bool isLibraryFunction(const clang::FunctionDecl *FD);
-
-/// \p E is `threadIdx.x`, `blockIdx.y`, `blockDim.z`, `gridDim.x`...
-bool isCudaBuiltinIndex(const clang::Expr *E);
 
 } // namespace astra
 

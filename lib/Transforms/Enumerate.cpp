@@ -149,8 +149,10 @@ Error OptionCollector::collect(std::vector<RewriteOption> &Out) {
       P.Name = R.getName().str();
       P.Kernel = Sel.first;
       P.Loop = Sel.second;
-      for (const auto &KV : Values)
-        P.Values[KV.getKey()] = KV.getValue();
+      // Only values that differ from the defaults: the shortest --apply text.
+      for (const ParamDesc &D : R.getParams())
+        if (Values.lookup(D.Key) != D.Default)
+          P.Values[D.Key] = Values.lookup(D.Key);
       if (Error E = tryOption(P, Index))
         return E;
     }

@@ -50,8 +50,8 @@ std::string formatRewriteParams(const RewriteParams &P);
 /// order, then source order of sites, then parameter values). A site is a
 /// loop or a kernel (Rewrite::getScope()); every parameter value of
 /// getValueCombinations() is analysed on its own, and each option is checked
-/// by editing with exactly its Params. All parameters are spelled out in
-/// Params. A combination that edits a site exactly as an earlier one does
+/// by editing with exactly its Params. Params spells out the parameters whose
+/// value differs from the default (the shortest `--apply` text). A combination that edits a site exactly as an earlier one does
 /// (assume-noalias=1 where the code already shows no aliasing) is left out.
 llvm::Expected<std::vector<RewriteOption>>
 enumerateRewrites(const CompileSetup &Setup, llvm::StringRef FileName,

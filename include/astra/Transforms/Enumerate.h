@@ -51,7 +51,8 @@ std::string formatRewriteParams(const RewriteParams &P);
 /// loop or a kernel (Rewrite::getScope()); every parameter value of
 /// getValueCombinations() is analysed on its own, and each option is checked
 /// by editing with exactly its Params. Params spells out the parameters whose
-/// value differs from the default (the shortest `--apply` text). A combination that edits a site exactly as an earlier one does
+/// value differs from the default (the shortest `--apply` text). A
+/// combination that edits a site exactly as an earlier one does
 /// (assume-noalias=1 where the code already shows no aliasing) is left out.
 llvm::Expected<std::vector<RewriteOption>>
 enumerateRewrites(const CompileSetup &Setup, llvm::StringRef FileName,

@@ -32,6 +32,20 @@ StringRef toString(LoopClass C) {
   return "plain";
 }
 
+StringRef toString(LoopKind K) {
+  switch (K) {
+  case LoopKind::For:
+    return "for";
+  case LoopKind::While:
+    return "while";
+  case LoopKind::Do:
+    return "do";
+  case LoopKind::RangeFor:
+    return "range-for";
+  }
+  llvm_unreachable("unknown loop kind");
+}
+
 StringRef toString(AccessKind K) {
   switch (K) {
   case AccessKind::Load:
@@ -74,7 +88,7 @@ json::Value toJSON(const ParamInfo &P) {
 
 json::Value toJSON(const LoopInfo &L) {
   json::Object O{{"id", L.Id},
-                 {"kind", L.Kind},
+                 {"kind", toString(L.Kind)},
                  {"class", toString(L.Class)},
                  {"induction_var", L.InductionVar},
                  {"init", L.Init},

@@ -253,16 +253,20 @@ private:
     Step = resolve(Step);
     if (!Step)
       return LoopClass::Plain;
-    if (getBuiltinVarName(Step) == "blockDim.x")
+    // Any one dimension: a threadIdx.y loop steps by blockDim.y, as
+    // vectorize-loads sees it.
+    std::optional<CudaBuiltin> S = matchCudaBuiltin(Step);
+    if (S && S->Var == "blockDim")
       return LoopClass::BlockStride;
     BinaryOperatorKind Op;
     const Expr *A, *B;
     if (!matchBinary(Step, Op, A, B) || Op != BO_Mul)
       return LoopClass::Plain;
-    std::string X = getBuiltinVarName(resolve(A));
-    std::string Y = getBuiltinVarName(resolve(B));
-    if ((X == "blockDim.x" && Y == "gridDim.x") ||
-        (X == "gridDim.x" && Y == "blockDim.x"))
+    std::optional<CudaBuiltin> X = matchCudaBuiltin(resolve(A));
+    std::optional<CudaBuiltin> Y = matchCudaBuiltin(resolve(B));
+    if (X && Y && X->Dim == Y->Dim &&
+        ((X->Var == "blockDim" && Y->Var == "gridDim") ||
+         (X->Var == "gridDim" && Y->Var == "blockDim")))
       return LoopClass::GridStride;
     return LoopClass::Plain;
   }
@@ -299,20 +303,20 @@ LoopInfo describeLoop(const ModelSource &Src, const Stmt *S,
   L.FromMacro = Src.isFromMacro(S->getBeginLoc());
   LoopDescriber D(Src, L, IV);
   if (const auto *F = dyn_cast<ForStmt>(S)) {
-    L.Kind = "for";
+    L.Kind = LoopKind::For;
     D.init(F->getInit());
     D.condition(F->getCond());
     D.increment(F->getInc());
   } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
-    L.Kind = "while";
+    L.Kind = LoopKind::While;
     D.condition(W->getCond());
     findBodyIncrement(D, W->getBody());
   } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
-    L.Kind = "do";
+    L.Kind = LoopKind::Do;
     D.condition(Do->getCond());
     findBodyIncrement(D, Do->getBody());
   } else if (const auto *R = dyn_cast<CXXForRangeStmt>(S)) {
-    L.Kind = "range-for";
+    L.Kind = LoopKind::RangeFor;
     IV = R->getLoopVariable();
     L.Bound = Src.getText(R->getRangeInit());
   }

@@ -6,6 +6,7 @@
 #ifndef ASTRA_LIB_FRONTEND_MODELSOURCE_H
 #define ASTRA_LIB_FRONTEND_MODELSOURCE_H
 
+#include "astra/Frontend/ExprMatch.h"
 #include "astra/Support/Error.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -49,29 +50,6 @@ private:
 
 /// Loops of a kernel body: statement -> index in collectLoops order.
 using LoopIndexMap = llvm::DenseMap<const clang::Stmt *, unsigned>;
-
-/// Strips parentheses and all casts (implicit and explicit).
-const clang::Expr *stripCasts(const clang::Expr *E);
-
-/// Matches a binary operation written as a BinaryOperator or, in templates,
-/// as an unresolved overloaded operator call.
-bool matchBinary(const clang::Expr *E, clang::BinaryOperatorKind &Op,
-                 const clang::Expr *&LHS, const clang::Expr *&RHS);
-
-/// Matches a unary operation (see matchBinary).
-bool matchUnary(const clang::Expr *E, clang::UnaryOperatorKind &Op,
-                const clang::Expr *&Sub);
-
-/// `threadIdx.x`, `blockDim.y`, ... for a CUDA built-in variable access
-/// (through casts), else empty.
-std::string getBuiltinVarName(const clang::Expr *E);
-
-/// The variable \p E names (through casts), or null.
-const clang::VarDecl *getReferencedVar(const clang::Expr *E);
-
-/// The name of the function \p Call calls, also for unresolved calls in
-/// templates; empty when unknown.
-std::string getCalleeName(const clang::CallExpr *Call);
 
 } // namespace astra
 

@@ -1,10 +1,13 @@
 //===- Enumerate.cpp - Every way the catalogue can rewrite a file ---------===//
 #include "astra/Transforms/Enumerate.h"
-#include "astra/Transforms/Pipeline.h"
+#include "astra/Frontend/Kernels.h"
+#include "astra/Frontend/Parse.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace llvm;
+using namespace clang;
 
 namespace astra {
 
@@ -25,34 +28,157 @@ std::string formatRewriteParams(const RewriteParams &P) {
   return P.Name + ":" + join(Parts, ",");
 }
 
-Expected<std::vector<RewriteOption>>
-enumerateRewrites(const CompileSetup &Setup, StringRef FileName,
-                  StringRef Code, StringRef Kernel) {
-  auto Listed = listRewriteSites(Setup, FileName, Code);
-  if (!Listed)
-    return Listed.takeError();
-  std::vector<RewriteOption> Out;
-  for (auto &[Name, Sites] : *Listed) {
-    for (const RewriteSite &S : Sites) {
-      if (!S.Applicable || (!Kernel.empty() && S.Kernel != Kernel))
-        continue;
-      RewriteOption O;
-      O.Params.Name = Name;
-      O.Params.Kernel = S.Kernel;
-      O.Params.Loop = S.LoopId;
-      O.Site = S.LoopId.empty() ? S.Kernel : S.LoopId;
+std::vector<StringMap<std::string>> getValueCombinations(const Rewrite &R) {
+  std::vector<StringMap<std::string>> Out(1);
+  for (const ParamDesc &D : R.getParams()) {
+    std::vector<StringMap<std::string>> Next;
+    for (const StringMap<std::string> &Prefix : Out)
+      for (const std::string &V : D.Values) {
+        Next.push_back(Prefix);
+        Next.back()[D.Key] = V;
+      }
+    Out = std::move(Next);
+  }
+  return Out;
+}
+
+namespace {
+
+/// Lists the options of one rewrite over one parsed file.
+class OptionCollector {
+public:
+  OptionCollector(ASTContext &Ctx, StringRef FileName, const Rewrite &R,
+                  StringRef Kernel)
+      : Ctx(Ctx), FileName(FileName), R(R), Kernel(Kernel) {}
+
+  Error collect(std::vector<RewriteOption> &Out);
+
+private:
+  /// The selections (kernel=, or loop=) of the sites under \p Values, in
+  /// source order.
+  Expected<std::vector<std::pair<std::string, std::string>>>
+  getSelections(const StringMap<std::string> &Values);
+  /// Edits with \p P; adds the option when it edits anything new.
+  Error tryOption(const RewriteParams &P, unsigned SiteIndex);
+
+  ASTContext &Ctx;
+  StringRef FileName;
+  const Rewrite &R;
+  StringRef Kernel;
+  /// Site order index of each option found, and the edits seen per site.
+  std::vector<std::pair<unsigned, RewriteOption>> Found;
+  StringSet<> SeenEdits;
+};
+
+} // namespace
+
+Expected<std::vector<std::pair<std::string, std::string>>>
+OptionCollector::getSelections(const StringMap<std::string> &Values) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  if (R.getScope() == Rewrite::Scope::Kernel) {
+    for (const FunctionDecl *K : findKernels(Ctx))
+      Out.emplace_back(K->getNameAsString(), "");
+  } else {
+    RewriteParams P;
+    P.Name = R.getName().str();
+    for (const auto &KV : Values)
+      P.Values[KV.getKey()] = KV.getValue();
+    RewriteContext RC(Ctx, FileName);
+    Expected<std::vector<RewriteSite>> Sites = R.analyze(RC, P);
+    if (!Sites)
+      return Sites.takeError();
+    // Every loop looked at: whether one applies may depend on what else
+    // the same run edits (a manual unroll of an enclosing loop).
+    for (const RewriteSite &S : *Sites)
+      if (!S.LoopId.empty())
+        Out.emplace_back(S.Kernel, S.LoopId);
+  }
+  std::vector<std::pair<std::string, std::string>> Unique;
+  for (auto &Sel : Out)
+    if ((Kernel.empty() || Sel.first == Kernel) && !is_contained(Unique, Sel))
+      Unique.push_back(std::move(Sel));
+  return std::move(Unique);
+}
+
+Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
+  RewriteContext RC(Ctx, FileName);
+  Expected<std::vector<RewriteSite>> Sites = R.edit(RC, P);
+  if (!Sites)
+    return Sites.takeError();
+  if (RC.getEdits().empty())
+    return Error::success();
+  std::string Key = P.Kernel + "\n" + P.Loop + "\n";
+  for (const clang::tooling::Replacement &E : RC.getEdits())
+    Key += std::to_string(E.getOffset()) + ":" + std::to_string(E.getLength()) +
+           ":" + E.getReplacementText().str() + "\n";
+  if (!SeenEdits.insert(Key).second)
+    return Error::success();
+  RewriteOption O;
+  O.Params = P;
+  O.Site = P.Loop.empty() ? P.Kernel : P.Loop;
+  std::vector<std::string> Details, Assumes;
+  for (const RewriteSite &S : *Sites) {
+    if (!S.Applicable || !S.Selected)
+      continue;
+    if (Details.empty())
       O.Loc = S.Loc;
-      O.Detail = S.Detail;
-      O.ChangesRounding = Name == "fast-math";
-      // The same site listed twice (two accesses of one loop) is one option.
-      if (llvm::any_of(Out, [&](const RewriteOption &X) {
-            return formatRewriteParams(X.Params) ==
-                   formatRewriteParams(O.Params);
-          }))
-        continue;
-      Out.push_back(std::move(O));
+    if (!is_contained(Details, S.Detail))
+      Details.push_back(S.Detail);
+    if (!S.Assumes.empty() && !is_contained(Assumes, S.Assumes))
+      Assumes.push_back(S.Assumes);
+    O.ChangesRounding |= S.ChangesRounding;
+  }
+  O.Detail = join(Details, "; ");
+  O.Assumes = join(Assumes, "; ");
+  Found.emplace_back(SiteIndex, std::move(O));
+  return Error::success();
+}
+
+Error OptionCollector::collect(std::vector<RewriteOption> &Out) {
+  std::vector<std::pair<std::string, std::string>> Order;
+  for (const StringMap<std::string> &Values : getValueCombinations(R)) {
+    auto Selections = getSelections(Values);
+    if (!Selections)
+      return Selections.takeError();
+    for (const auto &Sel : *Selections) {
+      auto It = find(Order, Sel);
+      unsigned Index = It - Order.begin();
+      if (It == Order.end())
+        Order.push_back(Sel);
+      RewriteParams P;
+      P.Name = R.getName().str();
+      P.Kernel = Sel.first;
+      P.Loop = Sel.second;
+      // Only values that differ from the defaults: the shortest --apply text.
+      for (const ParamDesc &D : R.getParams())
+        if (Values.lookup(D.Key) != D.Default)
+          P.Values[D.Key] = Values.lookup(D.Key);
+      if (Error E = tryOption(P, Index))
+        return E;
     }
   }
+  // Source order of sites (as first seen), then value order.
+  llvm::stable_sort(
+      Found, [](const auto &A, const auto &B) { return A.first < B.first; });
+  for (auto &[Index, O] : Found)
+    Out.push_back(std::move(O));
+  return Error::success();
+}
+
+Expected<std::vector<RewriteOption>>
+enumerateRewrites(const CompileSetup &Setup, StringRef FileName, StringRef Code,
+                  StringRef Kernel) {
+  std::vector<RewriteOption> Out;
+  Error E = withParsedAST(Setup, FileName, Code, [&](ASTContext &Ctx) -> Error {
+    for (const auto &R : getRewrites()) {
+      OptionCollector C(Ctx, FileName, *R, Kernel);
+      if (Error E = C.collect(Out))
+        return E;
+    }
+    return Error::success();
+  });
+  if (E)
+    return std::move(E);
   return std::move(Out);
 }
 

@@ -12,8 +12,11 @@
 // code must not change) and code inside macro expansions are refused.
 //
 //===----------------------------------------------------------------------===//
-#include "RewriteUtil.h"
+#include "Dataflow.h"
+#include "EditBatch.h"
+#include "FreshName.h"
 #include "Rewrites.h"
+#include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -60,11 +63,21 @@ public:
            "__fdividef, rsqrtf, __frcp_rn, __sinf, __logf, __powf, ...)";
   }
   std::vector<ParamDesc> getParams() const override {
-    return {{"ops", "all",
-             std::string("'+'-separated subset of ") + AllOps}};
+    ParamDesc Ops{"ops",
+                  RewriteParamKind::Subset,
+                  "all",
+                  {"all"},
+                  std::string("'+'-separated subset of ") + AllOps};
+    SmallVector<StringRef, 16> Parts;
+    StringRef(AllOps).split(Parts, '+');
+    for (StringRef Op : Parts)
+      Ops.Choices.push_back(Op.str());
+    return {Ops};
   }
-  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-            std::vector<RewriteSite> &Sites) override;
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override;
 };
 
 /// A kernel or a main-file device function it calls, with what selects it.
@@ -139,14 +152,20 @@ Precision getPrecision(QualType T) {
   return Precision::Other;
 }
 
+/// Edits the division \p BO (operands \p L and \p R) into the call that
+/// \p Op names: rsqrt (\p Sqrt is the `sqrtf` call), rcp or div.
+void rewriteDivision(const RewriteContext &RC, EditBatch &Edits,
+                     const BinaryOperator *BO, const Expr *L, const Expr *R,
+                     const CallExpr *Sqrt, StringRef Op);
+
 /// Visits one function body and records the sites.
 class SiteVisitor : public RecursiveASTVisitor<SiteVisitor> {
 public:
-  SiteVisitor(RewriteContext &RC, const RewriteParams &P, bool DryRun,
+  using PlannedSite = std::pair<RewriteSite, std::function<void(EditBatch &)>>;
+  SiteVisitor(RewriteContext &RC, const RewriteParams &P,
               const StringSet<> &Ops, const DeviceCode &DC,
-              std::vector<RewriteSite> &Sites, EditBatch &Edits)
-      : RC(RC), Ctx(RC.getASTContext()), P(P), DryRun(DryRun), Ops(Ops),
-        DC(DC), Sites(Sites), Edits(Edits) {
+              std::vector<PlannedSite> &Sites)
+      : RC(RC), Ctx(RC.getASTContext()), P(P), Ops(Ops), DC(DC), Sites(Sites) {
     if (DC.IsKernel)
       LoopIds = getLoopIds(DC.Fn);
   }
@@ -155,27 +174,28 @@ public:
   bool VisitBinaryOperator(BinaryOperator *BO);
 
 private:
-  /// Records a site; returns true when it should be edited.
-  bool addSite(const Stmt *S, bool Applicable, const Twine &Detail);
+  /// Records a site; returns where to put the edit of an applicable one,
+  /// else null.
+  std::function<void(EditBatch &)> *addSite(const Stmt *S, bool Applicable,
+                                            const Twine &Detail);
   /// The reason the site cannot be edited (macro, host code), or empty.
   std::string getBlocker(std::initializer_list<const Expr *> Parts);
-  void rewriteDivision(const BinaryOperator *BO);
 
   RewriteContext &RC;
   ASTContext &Ctx;
   const RewriteParams &P;
-  bool DryRun;
   const StringSet<> &Ops;
   const DeviceCode &DC;
-  std::vector<RewriteSite> &Sites;
-  EditBatch &Edits;
+  std::vector<PlannedSite> &Sites;
   DenseMap<const Stmt *, std::string> LoopIds;
 };
 
-bool SiteVisitor::addSite(const Stmt *S, bool Applicable, const Twine &Detail) {
+std::function<void(EditBatch &)> *
+SiteVisitor::addSite(const Stmt *S, bool Applicable, const Twine &Detail) {
   RewriteSite Site;
   Site.Loc = RC.getDiagLoc(S->getBeginLoc());
   Site.Applicable = Applicable;
+  Site.ChangesRounding = Applicable;
   std::string Where;
   if (DC.IsKernel) {
     Site.Kernel = DC.Fn->getNameAsString();
@@ -194,9 +214,8 @@ bool SiteVisitor::addSite(const Stmt *S, bool Applicable, const Twine &Detail) {
         P.Loop.empty() && (P.Kernel.empty() || DC.isReachedFrom(P.Kernel));
   }
   Site.Detail = Detail.str() + Where;
-  bool Edit = Applicable && Site.Selected && !DryRun;
-  Sites.push_back(std::move(Site));
-  return Edit;
+  Sites.emplace_back(std::move(Site), nullptr);
+  return Applicable ? &Sites.back().second : nullptr;
 }
 
 std::string SiteVisitor::getBlocker(std::initializer_list<const Expr *> Parts) {
@@ -251,8 +270,10 @@ bool SiteVisitor::VisitCallExpr(CallExpr *C) {
   std::string Blocker = getBlocker({C, Callee});
   if (!Blocker.empty())
     return addSite(C, false, Blocker), true;
-  if (addSite(C, true, "'" + Name + "' -> '" + Intr + "'"))
-    Edits.replace(Callee->getSourceRange(), Intr);
+  *addSite(C, true, "'" + Name + "' -> '" + Intr + "'") =
+      [Callee, Intr](EditBatch &Edits) {
+        Edits.replace(Callee->getSourceRange(), Intr);
+      };
   return true;
 }
 
@@ -307,15 +328,18 @@ bool SiteVisitor::VisitBinaryOperator(BinaryOperator *BO) {
   StringRef What = Op == "rsqrt" ? "1/sqrtf(x) -> rsqrtf(x)"
                    : Op == "rcp" ? "1/x -> __frcp_rn(x)"
                                  : "x/y -> __fdividef(x, y)";
-  if (!addSite(BO, true, What))
-    return true;
+  *addSite(BO, true, What) = [&RC = RC, BO, L, R, Sqrt,
+                              Op = Op.str()](EditBatch &Edits) {
+    rewriteDivision(RC, Edits, BO, L, R, Sqrt, Op);
+  };
+  return true;
+}
+
+void rewriteDivision(const RewriteContext &RC, EditBatch &Edits,
+                     const BinaryOperator *BO, const Expr *L, const Expr *R,
+                     const CallExpr *Sqrt, StringRef Op) {
   // The result is a call: parentheses written around the division go.
-  const Expr *Outer = BO;
-  for (DynTypedNodeList Ps = Ctx.getParents(*Outer);
-       Ps.size() == 1 && Ps[0].get<ParenExpr>() &&
-       getMacroReason(RC, Ps[0].get<ParenExpr>()->getSourceRange()).empty();
-       Ps = Ctx.getParents(*Outer))
-    Outer = Ps[0].get<ParenExpr>();
+  const Expr *Outer = getWithParens(RC, BO);
   unsigned Begin = Edits.beginOf(Outer->getSourceRange());
   unsigned End = Edits.endOf(Outer->getSourceRange());
   if (Op == "rsqrt") {
@@ -331,43 +355,32 @@ bool SiteVisitor::VisitBinaryOperator(BinaryOperator *BO) {
                   Edits.beginOf(R->getSourceRange()), ", ");
     Edits.replace(Edits.endOf(R->getSourceRange()), End, ")");
   }
-  return true;
 }
 
-Expected<StringSet<>> parseOps(const RewriteParams &P) {
+StringSet<> parseOps(const RewriteParams &P) {
   std::string Text = P.getString("ops", "all");
   if (Text == "all")
     Text = AllOps;
-  StringSet<> Known, Ops;
+  StringSet<> Ops;
   SmallVector<StringRef, 16> Parts;
-  StringRef(AllOps).split(Parts, '+');
-  for (StringRef K : Parts)
-    Known.insert(K);
-  Parts.clear();
   StringRef(Text).split(Parts, '+');
-  for (StringRef Op : Parts) {
-    if (!Known.count(Op.trim()))
-      return makeInputError("rewrite 'fast-math': unknown op '" + Op +
-                            "' in ops=" + Text + "; known: all, " +
-                            StringRef(AllOps).str());
+  for (StringRef Op : Parts)
     Ops.insert(Op.trim());
-  }
   return Ops;
 }
 
-Error FastMath::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-                    std::vector<RewriteSite> &Sites) {
-  if (Error E = checkParamKeys(*this, P))
-    return E;
-  Expected<StringSet<>> Ops = parseOps(P);
-  if (!Ops)
-    return Ops.takeError();
-  EditBatch Edits(RC);
+Expected<std::vector<Rewrite::PlannedSite>>
+FastMath::plan(RewriteContext &RC, const RewriteParams &P) const {
+  StringSet<> Ops = parseOps(P);
+  std::vector<SiteVisitor::PlannedSite> Found;
   for (const DeviceCode &DC : collectDeviceCode(RC.getASTContext())) {
-    SiteVisitor V(RC, P, DryRun, *Ops, DC, Sites, Edits);
+    SiteVisitor V(RC, P, Ops, DC, Found);
     V.TraverseStmt(DC.Fn->getBody());
   }
-  return Edits.commit();
+  std::vector<PlannedSite> Sites;
+  for (auto &[Site, Edit] : Found)
+    Sites.push_back({std::move(Site), std::move(Edit)});
+  return std::move(Sites);
 }
 
 } // namespace

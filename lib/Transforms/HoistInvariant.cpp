@@ -7,7 +7,7 @@
 // outermost enclosing loop it is invariant in (or the loop given by loop=).
 //
 // Legality: the whole expression must be pure and invariant (see
-// isInvariant in RewriteUtil.h): literals, `threadIdx.x` and friends, const
+// isInvariant in Dataflow.h): literals, `threadIdx.x` and friends, const
 // globals, and locals or parameters declared outside the loop that the loop
 // never assigns, increments or takes the address of (nor anything else in the
 // kernel); no memory reads, no integer division (undefined for a zero divisor,
@@ -16,8 +16,11 @@
 // The loop must sit directly in a { } block, starting its own line.
 //
 //===----------------------------------------------------------------------===//
-#include "RewriteUtil.h"
+#include "Dataflow.h"
+#include "EditBatch.h"
+#include "FreshName.h"
 #include "Rewrites.h"
+#include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -37,8 +40,11 @@ public:
     return "loop-invariant expensive math (exp, log, sqrt, division, "
            "reciprocal) -> a const local before the loop";
   }
-  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-            std::vector<RewriteSite> &Sites) override;
+  Scope getScope() const override { return Scope::Loop; }
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override;
 };
 
 /// Calls worth a local of their own (cheap ones such as fabsf are not).
@@ -64,12 +70,11 @@ std::string getBaseName(const Expr *E) {
 
 class Hoister : public RecursiveASTVisitor<Hoister> {
 public:
-  Hoister(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-          const FunctionDecl *K, std::vector<RewriteSite> &Sites,
-          EditBatch &Edits)
-      : RC(RC), Ctx(RC.getASTContext()), P(P), DryRun(DryRun), K(K),
-        Kernel(K->getNameAsString()), Sites(Sites), Edits(Edits),
-        LoopIds(getLoopIds(K)) {}
+  using PlannedSite = std::pair<RewriteSite, std::function<void(EditBatch &)>>;
+  Hoister(RewriteContext &RC, const RewriteParams &P, const FunctionDecl *K,
+          std::vector<PlannedSite> &Sites)
+      : RC(RC), Ctx(RC.getASTContext()), P(P), K(K),
+        Kernel(K->getNameAsString()), Sites(Sites), LoopIds(getLoopIds(K)) {}
 
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *C) {
@@ -117,11 +122,9 @@ private:
   RewriteContext &RC;
   ASTContext &Ctx;
   const RewriteParams &P;
-  bool DryRun;
   const FunctionDecl *K;
   std::string Kernel;
-  std::vector<RewriteSite> &Sites;
-  EditBatch &Edits;
+  std::vector<PlannedSite> &Sites;
   DenseMap<const Stmt *, std::string> LoopIds;
   DenseMap<const Stmt *, std::unique_ptr<ChangedVars>> Changed;
   SmallPtrSet<const Stmt *, 8> Hoisted;
@@ -141,7 +144,7 @@ void Hoister::consider(const Expr *E) {
   auto Record = [&](bool Applicable, const Twine &Detail) {
     Site.Applicable = Applicable;
     Site.Detail = Detail.str();
-    Sites.push_back(Site);
+    Sites.emplace_back(Site, nullptr);
   };
   std::string Why = getMacroReason(RC, E->getSourceRange());
   if (!Why.empty())
@@ -179,49 +182,48 @@ void Hoister::consider(const Expr *E) {
   std::string LoopId = LoopIds.lookup(Target);
   Site.LoopId = LoopId;
   Site.Selected = isSelected(P, Kernel, LoopId);
-  std::string &Local = Locals[{Target, Text}];
-  bool Reused = !Local.empty();
-  if (!Reused)
-    Local = makeFreshName(Ctx, getBaseName(E), Taken);
+  auto Found = Locals.find({Target, Text});
+  bool Reused = Found != Locals.end();
+  if (!Reused) {
+    EditBatch Probe(RC);
+    if (!insertLineBefore(RC, Probe, Placement, ""))
+      return Record(false, "'" + Shown + "' is not hoisted: " + LoopId +
+                               " does not start its own line");
+  }
+  std::string Local =
+      Reused ? Found->second : makeFreshName(Ctx, getBaseName(E), Taken);
+  Locals[{Target, Text}] = Local;
   Record(true, "'" + Shown + "' -> '" + Local + "', computed before " + LoopId +
                    (Reused ? " (same expression hoisted above)" : ""));
   Hoisted.insert(E);
-  if (DryRun || !Site.Selected)
-    return;
-  std::string Type =
-      E->getType().getUnqualifiedType().getAsString(PrintingPolicy(Ctx.getLangOpts()));
-  if (!Reused &&
-      !insertLineBefore(RC, Edits, Placement,
-                        "const " + Type + " " + Local + " = " + Text + ";")) {
-    Sites.back().Applicable = false;
-    Sites.back().Detail = "'" + Shown + "' is not hoisted: " + LoopId +
-                          " does not start its own line";
-    Hoisted.erase(E);
-    Locals.erase({Target, Text});
-    return;
-  }
-  // A name needs no parentheses around it.
-  const Expr *Outer = E;
-  for (DynTypedNodeList Ps = Ctx.getParents(*Outer);
-       Ps.size() == 1 && Ps[0].get<ParenExpr>() &&
-       getMacroReason(RC, Ps[0].get<ParenExpr>()->getSourceRange()).empty();
-       Ps = Ctx.getParents(*Outer))
-    Outer = Ps[0].get<ParenExpr>();
-  Edits.replace(Outer->getSourceRange(), Local);
+  std::string Decl;
+  if (!Reused)
+    Decl = "const " +
+           E->getType().getUnqualifiedType().getAsString(
+               PrintingPolicy(Ctx.getLangOpts())) +
+           " " + Local + " = " + Text + ";";
+  Sites.back().second = [&RC = RC, E, Placement, Decl,
+                         Local](EditBatch &Edits) {
+    if (!Decl.empty())
+      insertLineBefore(RC, Edits, Placement, Decl);
+    // A name needs no parentheses around it.
+    Edits.replace(getWithParens(RC, E)->getSourceRange(), Local);
+  };
 }
 
 } // namespace
 
-Error HoistInvariant::run(RewriteContext &RC, const RewriteParams &P,
-                          bool DryRun, std::vector<RewriteSite> &Sites) {
-  if (Error E = checkParamKeys(*this, P))
-    return E;
-  EditBatch Edits(RC);
+Expected<std::vector<Rewrite::PlannedSite>>
+HoistInvariant::plan(RewriteContext &RC, const RewriteParams &P) const {
+  std::vector<Hoister::PlannedSite> Found;
   for (const FunctionDecl *K : findKernels(RC.getASTContext())) {
-    Hoister H(RC, P, DryRun, K, Sites, Edits);
+    Hoister H(RC, P, K, Found);
     H.TraverseStmt(K->getBody());
   }
-  return Edits.commit();
+  std::vector<PlannedSite> Sites;
+  for (auto &[Site, Edit] : Found)
+    Sites.push_back({std::move(Site), std::move(Edit)});
+  return std::move(Sites);
 }
 
 std::unique_ptr<Rewrite> createHoistInvariant() {

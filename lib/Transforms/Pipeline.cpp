@@ -2,6 +2,7 @@
 #include "astra/Transforms/Pipeline.h"
 #include "astra/Frontend/Kernels.h"
 #include "astra/Frontend/Parse.h"
+#include "astra/Transforms/Enumerate.h"
 #include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/StringExtras.h"
@@ -81,8 +82,10 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
     if (Error E = checkSelection(Ctx, FileName, P))
       return E;
     RewriteContext RC(Ctx, FileName);
-    if (Error E = R->run(RC, P, /*DryRun=*/false, Result.Sites))
-      return E;
+    Expected<std::vector<RewriteSite>> Sites = R->edit(RC, P);
+    if (!Sites)
+      return Sites.takeError();
+    Result.Sites = std::move(*Sites);
     Edits = RC.getEdits();
     return Error::success();
   });
@@ -118,19 +121,31 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
   return std::move(Result);
 }
 
-Expected<std::vector<std::pair<std::string, std::vector<RewriteSite>>>>
-listRewriteSites(const CompileSetup &Setup, StringRef FileName,
-                 StringRef Code) {
-  std::vector<std::pair<std::string, std::vector<RewriteSite>>> Out;
+Expected<std::vector<SiteListing>> listRewriteSites(const CompileSetup &Setup,
+                                                    StringRef FileName,
+                                                    StringRef Code) {
+  std::vector<SiteListing> Out;
   Error E = withParsedAST(Setup, FileName, Code, [&](ASTContext &Ctx) -> Error {
     for (const auto &R : getRewrites()) {
-      RewriteContext RC(Ctx, FileName);
-      RewriteParams P;
-      P.Name = R->getName().str();
-      std::vector<RewriteSite> Sites;
-      if (Error E = R->run(RC, P, /*DryRun=*/true, Sites))
-        return E;
-      Out.emplace_back(P.Name, std::move(Sites));
+      // The defaults first (what --apply=<name> does), then the others.
+      StringMap<std::string> Defaults;
+      for (const ParamDesc &D : R->getParams())
+        Defaults[D.Key] = D.Default;
+      std::vector<StringMap<std::string>> Combos = {Defaults};
+      for (StringMap<std::string> &Values : getValueCombinations(*R))
+        if (Values != Defaults)
+          Combos.push_back(std::move(Values));
+      for (StringMap<std::string> &Values : Combos) {
+        SiteListing L;
+        L.Params.Name = R->getName().str();
+        L.Params.Values = std::move(Values);
+        RewriteContext RC(Ctx, FileName);
+        Expected<std::vector<RewriteSite>> Sites = R->analyze(RC, L.Params);
+        if (!Sites)
+          return Sites.takeError();
+        L.Sites = std::move(*Sites);
+        Out.push_back(std::move(L));
+      }
     }
     return Error::success();
   });

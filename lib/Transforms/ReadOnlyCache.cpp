@@ -18,8 +18,11 @@
 // verifies the outputs on the device in any case.
 //
 //===----------------------------------------------------------------------===//
-#include "RewriteUtil.h"
+#include "Dataflow.h"
+#include "EditBatch.h"
+#include "FreshName.h"
 #include "Rewrites.h"
+#include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -41,11 +44,16 @@ public:
            "local const __restrict__ alias (signature unchanged)";
   }
   std::vector<ParamDesc> getParams() const override {
-    return {{"assume-noalias", "0",
+    return {{"assume-noalias",
+             RewriteParamKind::Bool,
+             "0",
+             {"0", "1"},
              "1: no pointer argument overlaps a buffer the kernel writes"}};
   }
-  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-            std::vector<RewriteSite> &Sites) override;
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override;
 };
 
 /// Everything a kernel does with one pointer parameter.
@@ -103,8 +111,8 @@ void PointerTracker::collect(const FunctionDecl *Kernel, const VarDecl *V) {
     followPointer(Ref, isa<ParmVarDecl>(V) ? Ref : nullptr);
   }
   // Copies are tracked like the parameter itself.
-  for (const VarDecl *Copy : SmallVector<const VarDecl *, 4>(
-           Uses.Copies.begin(), Uses.Copies.end()))
+  for (const VarDecl *Copy :
+       SmallVector<const VarDecl *, 4>(Uses.Copies.begin(), Uses.Copies.end()))
     if (Copy != V && Visited.insert(Copy).second)
       collect(Kernel, Copy);
 }
@@ -153,7 +161,8 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
                            BinaryOperator::getOpcodeStr(BO->getOpcode()) + "'");
     }
     if (isa<ImplicitCastExpr>(P) ||
-        (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_LNot))
+        (isa<UnaryOperator>(P) &&
+         cast<UnaryOperator>(P)->getOpcode() == UO_LNot))
       return; // tested for null
     if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(P)) {
       if (Sub->getBase() != Cur)
@@ -199,8 +208,9 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     }
     if (!P)
       return block(A, "a use that is not analysed");
-    if (isa<ParenExpr>(P) || (isa<ImplicitCastExpr>(P) &&
-                              cast<ImplicitCastExpr>(P)->getCastKind() == CK_NoOp)) {
+    if (isa<ParenExpr>(P) ||
+        (isa<ImplicitCastExpr>(P) &&
+         cast<ImplicitCastExpr>(P)->getCastKind() == CK_NoOp)) {
       Cur = cast<Expr>(P);
       continue;
     }
@@ -261,7 +271,8 @@ SmallPtrSet<const Type *, 32> getLdgTypes(ASTContext &Ctx) {
       DeclarationName(&Ctx.Idents.get("__ldg")));
   for (const NamedDecl *D : Found)
     if (const FunctionDecl *FD = D->getAsFunction())
-      if (FD->getNumParams() == 1 && FD->getParamDecl(0)->getType()->isPointerType())
+      if (FD->getNumParams() == 1 &&
+          FD->getParamDecl(0)->getType()->isPointerType())
         Types.insert(Ctx.getCanonicalType(FD->getParamDecl(0)
                                               ->getType()
                                               ->getPointeeType()
@@ -335,16 +346,37 @@ const Expr *findUntrackedStore(ASTContext &Ctx, const FunctionDecl *Kernel,
 
 } // namespace
 
-Error ReadOnlyCache::run(RewriteContext &RC, const RewriteParams &P,
-                         bool DryRun, std::vector<RewriteSite> &Sites) {
-  if (Error E = checkParamKeys(*this, P))
-    return E;
-  Expected<int64_t> NoAlias = getIntInRange(P, "assume-noalias", 0, 0, 1);
+/// Declares the restrict alias at the start of \p Body and turns the loads
+/// into __ldg through it.
+static void editLoads(const RewriteContext &RC, EditBatch &Edits,
+                      const CompoundStmt *Body, StringRef Decl, StringRef Alias,
+                      ArrayRef<const DeclRefExpr *> Renames,
+                      ArrayRef<const Expr *> Loads) {
+  insertAtBodyStart(RC, Edits, Body, Decl);
+  for (const DeclRefExpr *R : Renames)
+    Edits.replace(R->getSourceRange(), Alias);
+  for (const Expr *L : Loads) {
+    if (const auto *UO = dyn_cast<UnaryOperator>(L)) {
+      const Expr *Sub = stripParens(UO->getSubExpr());
+      Edits.replace(Edits.beginOf(UO->getOperatorLoc()),
+                    Edits.beginOf(Sub->getSourceRange()), "__ldg(");
+      Edits.replace(Edits.endOf(Sub->getSourceRange()),
+                    Edits.endOf(UO->getSourceRange()), ")");
+    } else {
+      Edits.insert(Edits.beginOf(L->getSourceRange()), "__ldg(&");
+      Edits.insert(Edits.endOf(L->getSourceRange()), ")");
+    }
+  }
+}
+
+Expected<std::vector<Rewrite::PlannedSite>>
+ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
+  Expected<int64_t> NoAlias = P.getInt("assume-noalias", 0);
   if (!NoAlias)
     return NoAlias.takeError();
   ASTContext &Ctx = RC.getASTContext();
   SmallPtrSet<const Type *, 32> Ldg = getLdgTypes(Ctx);
-  EditBatch Edits(RC);
+  std::vector<PlannedSite> Sites;
   PrintingPolicy Policy(Ctx.getLangOpts());
 
   for (const FunctionDecl *K : findKernels(Ctx)) {
@@ -374,10 +406,11 @@ Error ReadOnlyCache::run(RewriteContext &RC, const RewriteParams &P,
       RewriteSite Site;
       Site.Kernel = Kernel;
       Site.Loc = RC.getDiagLoc(PVD->getLocation());
-      Site.Selected = P.Loop.empty() && (P.Kernel.empty() || P.Kernel == Kernel);
+      Site.Selected =
+          P.Loop.empty() && (P.Kernel.empty() || P.Kernel == Kernel);
       auto Refuse = [&](const Twine &Why) {
         Site.Detail = ("'" + Name + "': " + Why).str();
-        Sites.push_back(Site);
+        Sites.push_back({Site, nullptr});
       };
       if (!U.Blocker.empty()) {
         Refuse("not read-only: " + U.Blocker);
@@ -418,43 +451,40 @@ Error ReadOnlyCache::run(RewriteContext &RC, const RewriteParams &P,
         continue;
       }
       std::string Alias = makeFreshName(Ctx, (Name + "_ro").str(), Taken);
-      std::string ElemType = PVD->getType()
-                                 ->getPointeeType()
-                                 .getUnqualifiedType()
-                                 .getAsString(Policy);
+      std::string ElemType =
+          PVD->getType()->getPointeeType().getUnqualifiedType().getAsString(
+              Policy);
       Site.Applicable = true;
       Site.Detail = ("'" + Name + "': " + Twine(Loads.size()) +
                      " load(s) -> __ldg through 'const " + ElemType +
                      " *__restrict__ " + Alias + "'" +
-                     (Restrict ? "" : *NoAlias ? " (assume-noalias=1)" : " (no pointer parameter is written)") +
-                     (U.Loads.size() != Loads.size() ? "; loads " + MacroWhy + " unchanged" : ""))
+                     (Restrict   ? ""
+                      : *NoAlias ? " (assume-noalias=1)"
+                                 : " (no pointer parameter is written)") +
+                     (U.Loads.size() != Loads.size()
+                          ? "; loads " + MacroWhy + " unchanged"
+                          : ""))
                         .str();
-      Sites.push_back(Site);
-      if (DryRun || !Site.Selected)
-        continue;
-      insertAtBodyStart(RC, Edits, cast<CompoundStmt>(K->getBody()),
-                        "const " + ElemType + " *__restrict__ " + Alias +
-                            " = " + Name.str() + ";");
+      bool Assumed = !Restrict && *NoAlias && (!Written.empty() || Untracked);
+      if (Assumed)
+        Site.Assumes =
+            "'" + Name.str() + "' overlaps no buffer the kernel writes";
+      std::string Decl = "const " + ElemType + " *__restrict__ " + Alias +
+                         " = " + Name.str() + ";";
+      std::vector<const DeclRefExpr *> Renames;
       SmallPtrSet<const DeclRefExpr *, 8> Renamed;
       for (const DeclRefExpr *R : U.Renames)
         if (getMacroReason(RC, R->getSourceRange()).empty() &&
             Renamed.insert(R).second)
-          Edits.replace(R->getSourceRange(), Alias);
-      for (const Expr *L : Loads) {
-        if (const auto *UO = dyn_cast<UnaryOperator>(L)) {
-          const Expr *Sub = stripParens(UO->getSubExpr());
-          Edits.replace(Edits.beginOf(UO->getOperatorLoc()),
-                        Edits.beginOf(Sub->getSourceRange()), "__ldg(");
-          Edits.replace(Edits.endOf(Sub->getSourceRange()),
-                        Edits.endOf(UO->getSourceRange()), ")");
-        } else {
-          Edits.insert(Edits.beginOf(L->getSourceRange()), "__ldg(&");
-          Edits.insert(Edits.endOf(L->getSourceRange()), ")");
-        }
-      }
+          Renames.push_back(R);
+      Sites.push_back(
+          {Site, [&RC, K, Decl, Alias, Renames, Loads](EditBatch &Edits) {
+             editLoads(RC, Edits, cast<CompoundStmt>(K->getBody()), Decl, Alias,
+                       Renames, Loads);
+           }});
     }
   }
-  return Edits.commit();
+  return std::move(Sites);
 }
 
 std::unique_ptr<Rewrite> createReadOnlyCache() {

@@ -7,11 +7,7 @@
 
 namespace astra {
 
-using RewriteFactory = std::unique_ptr<Rewrite> (*)();
-
-/// The factories in catalogue order (defined in Rewrites.cpp).
-std::vector<RewriteFactory> getRewriteFactories();
-
+/// In catalogue order, as Registry.cpp lists them.
 std::unique_ptr<Rewrite> createUnroll();
 std::unique_ptr<Rewrite> createReadOnlyCache();
 std::unique_ptr<Rewrite> createVectorizeLoads();

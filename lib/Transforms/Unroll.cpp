@@ -17,8 +17,11 @@
 // macro expansions.
 //
 //===----------------------------------------------------------------------===//
-#include "RewriteUtil.h"
+#include "Dataflow.h"
+#include "EditBatch.h"
+#include "FreshName.h"
 #include "Rewrites.h"
+#include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -39,11 +42,27 @@ public:
     return "#pragma unroll N, or a manual unroll with a remainder loop";
   }
   std::vector<ParamDesc> getParams() const override {
-    return {{"factor", "4", "unroll factor (pragma: 1-1024, manual: 2-64)"},
-            {"mode", "pragma", "pragma | manual"}};
+    ParamDesc Factor{"factor",
+                     RewriteParamKind::Int,
+                     "4",
+                     {"2", "4", "8"},
+                     "unroll factor (pragma: 1-1024, manual: 2-64)"};
+    Factor.Min = 1;
+    Factor.Max = 1024;
+    ParamDesc Mode{"mode",
+                   RewriteParamKind::Enum,
+                   "pragma",
+                   {"pragma", "manual"},
+                   "pragma: '#pragma unroll N'; manual: copies of the body "
+                   "and a remainder loop"};
+    Mode.Choices = {"pragma", "manual"};
+    return {Mode, Factor};
   }
-  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-            std::vector<RewriteSite> &Sites) override;
+  Scope getScope() const override { return Scope::Loop; }
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override;
 };
 
 /// The `#pragma unroll`-style hint already on \p Loop, or null.
@@ -272,34 +291,25 @@ std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
   return Out;
 }
 
-Expected<bool> parseManual(const RewriteParams &P) {
-  std::string Mode = P.getString("mode", "pragma");
-  if (Mode != "pragma" && Mode != "manual")
-    return makeInputError("rewrite 'unroll': parameter 'mode' must be 'pragma' "
-                          "or 'manual', got '" + Mode + "'");
-  return Mode == "manual";
-}
-
 } // namespace
 
-Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-                  std::vector<RewriteSite> &Sites) {
-  if (Error E = checkParamKeys(*this, P))
-    return E;
-  Expected<bool> Manual = parseManual(P);
-  if (!Manual)
-    return Manual.takeError();
-  Expected<int64_t> Factor =
-      getIntInRange(P, "factor", 4, *Manual ? 2 : 1, *Manual ? 64 : 1024);
+Expected<std::vector<Rewrite::PlannedSite>>
+Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
+  bool Manual = P.getString("mode", "pragma") == "manual";
+  Expected<int64_t> Factor = P.getInt("factor", 4);
   if (!Factor)
     return Factor.takeError();
+  if (Manual && (*Factor < 2 || *Factor > 64))
+    return makeInputError("rewrite 'unroll': parameter 'factor' must be "
+                          "between 2 and 64 with mode=manual, got '" +
+                          Twine(*Factor) + "'");
   ASTContext &Ctx = RC.getASTContext();
-  EditBatch Edits(RC);
+  std::vector<PlannedSite> Sites;
   for (const FunctionDecl *K : findKernels(Ctx)) {
     std::string Kernel = K->getNameAsString();
     DenseMap<const Stmt *, std::string> LoopIds = getLoopIds(K);
     SmallPtrSet<const Stmt *, 4> Rewritten; // manual: whole loops replaced
-    StringSet<> Taken;
+    auto Taken = std::make_shared<StringSet<>>();
     for (const Stmt *Loop : collectLoops(K->getBody())) {
       RewriteSite Site;
       Site.Kernel = Kernel;
@@ -309,8 +319,8 @@ Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
       auto Record = [&](bool Applicable, const Twine &Detail) {
         Site.Applicable = Applicable;
         Site.Detail = Detail.str();
-        Sites.push_back(Site);
-        return Applicable && Site.Selected && !DryRun;
+        Sites.push_back({Site, nullptr});
+        return Applicable && Site.Selected;
       };
       if (const LoopHintAttr *H = getUnrollHint(Ctx, Loop)) {
         std::string Hint = "#pragma unroll";
@@ -319,21 +329,23 @@ Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
         Record(false, "the loop already has '" + Hint + "'");
         continue;
       }
-      std::string Macro =
-          getMacroReason(RC, SourceRange(Loop->getBeginLoc(), Loop->getBeginLoc()));
+      std::string Macro = getMacroReason(
+          RC, SourceRange(Loop->getBeginLoc(), Loop->getBeginLoc()));
       if (!Macro.empty()) {
         Record(false, "the loop is " + Macro);
         continue;
       }
-      if (!*Manual) {
+      if (!Manual) {
         EditBatch Probe(RC);
         if (!insertLineBefore(RC, Probe, Loop, "")) {
           Record(false, "the loop does not start its own line");
           continue;
         }
         std::string Pragma = "#pragma unroll " + std::to_string(*Factor);
-        if (Record(true, Pragma))
+        Record(true, Pragma);
+        Sites.back().Edit = [&RC, Loop, Pragma](EditBatch &Edits) {
           insertLineBefore(RC, Edits, Loop, Pragma);
+        };
         continue;
       }
       const auto *F = dyn_cast<ForStmt>(Loop);
@@ -343,9 +355,10 @@ Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
         continue;
       }
       std::vector<const Stmt *> Outer = getEnclosingLoops(Ctx, Loop, LoopIds);
-      auto It = llvm::find_if(Outer, [&](const Stmt *O) { return Rewritten.count(O); });
-      ManualUnroller U(RC, K, F);
-      std::string Why = U.check();
+      auto It = llvm::find_if(
+          Outer, [&](const Stmt *O) { return Rewritten.count(O); });
+      auto U = std::make_shared<ManualUnroller>(RC, K, F);
+      std::string Why = U->check();
       if (!Why.empty()) {
         Record(false, Why);
         continue;
@@ -360,12 +373,14 @@ Error Unroll::run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
                             " with a remainder loop"))
         continue;
       Rewritten.insert(F);
-      EditBatch Offsets(RC);
-      Edits.replace(Offsets.beginOf(F->getSourceRange()), U.getBodyEnd(),
-                    U.build(*Factor, Taken));
+      int64_t N = *Factor;
+      Sites.back().Edit = [&RC, F, U, N, Taken](EditBatch &Edits) {
+        Edits.replace(Edits.beginOf(F->getSourceRange()), U->getBodyEnd(),
+                      U->build(N, *Taken));
+      };
     }
   }
-  return Edits.commit();
+  return std::move(Sites);
 }
 
 std::unique_ptr<Rewrite> createUnroll() { return std::make_unique<Unroll>(); }

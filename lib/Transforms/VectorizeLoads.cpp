@@ -47,8 +47,11 @@
 // same element (in place).
 //
 //===----------------------------------------------------------------------===//
-#include "RewriteUtil.h"
+#include "Dataflow.h"
+#include "EditBatch.h"
+#include "FreshName.h"
 #include "Rewrites.h"
+#include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
 #include "astra/Frontend/Kernels.h"
 
@@ -67,21 +70,24 @@ public:
            "check that keeps the original loop as the fallback";
   }
   std::vector<ParamDesc> getParams() const override {
-    return {{"width", "16", "bytes per vector access: 16 or 8"}};
+    ParamDesc Width{"width",
+                    RewriteParamKind::Int,
+                    "16",
+                    {"16", "8"},
+                    "bytes per vector access: 16 or 8"};
+    Width.Choices = {"16", "8"};
+    return {Width};
   }
+  Scope getScope() const override { return Scope::Loop; }
 
-  Error run(RewriteContext &RC, const RewriteParams &P, bool DryRun,
-            std::vector<RewriteSite> &Sites) override {
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override {
     Expected<int64_t> Width = P.getInt("width", 16);
     if (!Width)
       return Width.takeError();
-    if (*Width != 16 && *Width != 8)
-      return makeInputError("rewrite 'vectorize-loads': width must be 16 or "
-                            "8 (bytes), got " +
-                            Twine(*Width));
-    if (Error E = checkParamKeys(*this, P))
-      return E;
     ASTContext &Ctx = RC.getASTContext();
+    std::vector<PlannedSite> Sites;
     for (const FunctionDecl *K : findKernels(Ctx)) {
       std::string Name = K->getNameAsString();
       std::vector<const Stmt *> Loops = collectLoops(K->getBody());
@@ -90,38 +96,39 @@ public:
         Site.Kernel = Name;
         Site.LoopId = makeLoopId(Name, I);
         Site.Selected = isSelected(P, Name, Site.LoopId);
-        VecLoopPlan Plan;
+        auto Plan = std::make_shared<VecLoopPlan>();
         SourceLocation Where;
-        std::string Why = analyzeVectorLoop(Ctx, K, Loops[I],
-                                            static_cast<unsigned>(*Width),
-                                            Plan, Where);
+        std::string Why = analyzeVectorLoop(
+            Ctx, K, Loops[I], static_cast<unsigned>(*Width), *Plan, Where);
         Site.Loc = RC.getDiagLoc(Where);
         if (!Why.empty()) {
           Site.Detail = "loop " + Site.LoopId + ": " + Why;
-          Sites.push_back(std::move(Site));
+          Sites.push_back({std::move(Site), nullptr});
           continue;
         }
         Site.Applicable = true;
-        unsigned W = getVectorWidth(Plan);
-        Site.Detail =
-            std::to_string(*Width) +
-            "-byte accesses to " + std::to_string(Plan.Groups.size()) +
-            " pointer offset(s), " +
-            (W ? std::to_string(W) : std::string("16 / sizeof(") +
-                                         Plan.DependentElem + ")") +
-            " elements per thread and step";
-        if (Site.Selected && !DryRun) {
-          const auto *For = cast<ForStmt>(Loops[I]);
-          SourceLocation Begin = For->getBeginLoc();
-          CharSourceRange R = CharSourceRange::getCharRange(
-              Begin, Begin.getLocWithOffset(Plan.LoopText.size()));
-          if (Error E = RC.replace(R, generateVectorLoop(Plan)))
-            return E;
-        }
-        Sites.push_back(std::move(Site));
+        Site.ChangesRounding = Plan->RegroupsFloatReduction;
+        unsigned W = getVectorWidth(*Plan);
+        Site.Detail = std::to_string(*Width) + "-byte accesses to " +
+                      std::to_string(Plan->Groups.size()) +
+                      " pointer offset(s), " +
+                      (W ? std::to_string(W)
+                         : std::to_string(*Width) + " / sizeof(" +
+                               Plan->DependentElem + ")") +
+                      " elements per thread and step" +
+                      (Plan->RegroupsFloatReduction
+                           ? "; regroups a floating-point reduction"
+                           : "");
+        const auto *For = cast<ForStmt>(Loops[I]);
+        Sites.push_back({std::move(Site), [For, Plan](EditBatch &Edits) {
+                           unsigned Begin =
+                               Edits.beginOf(SourceRange(For->getBeginLoc()));
+                           Edits.replace(Begin, Begin + Plan->LoopText.size(),
+                                         generateVectorLoop(*Plan));
+                         }});
       }
     }
-    return Error::success();
+    return std::move(Sites);
   }
 };
 } // namespace

@@ -367,6 +367,10 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
         return Why;
   if (std::string Why = buildGroups(Facts, Where); !Why.empty())
     return Why;
+  // A sequential loop's lanes run in the original order; a thread-partitioned
+  // loop hands each thread other elements, so its partial sums change.
+  Plan.RegroupsFloatReduction =
+      Facts.FloatReduction && Plan.Partition != LoopPartition::Sequential;
   chooseNames(Facts);
   return extractText(Facts, Where);
 }

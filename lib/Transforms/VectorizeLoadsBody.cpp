@@ -478,6 +478,8 @@ void BodyAnalyzer::checkScalarWrites() {
       return;
     }
     Reduced.insert(V);
+    if (!V->getType()->isIntegerType() && (Ops[V] == "+" || Ops[V] == "*"))
+      Facts.FloatReduction = true;
   }
   for (const DeclRefExpr *DR : Refs) {
     const auto *V = dyn_cast<VarDecl>(DR->getDecl());

@@ -38,6 +38,9 @@ struct BodyFacts {
   std::vector<const clang::Expr *> UnitStrides;
   llvm::SmallPtrSet<const clang::VarDecl *, 16> DeclaredInBody;
   llvm::SmallPtrSet<const clang::VarDecl *, 16> WrittenInBody;
+  /// A reduction sums or multiplies non-integer values (float, half, a
+  /// template type): its rounding depends on the order of the steps.
+  bool FloatReduction = false;
 };
 
 /// Checks the body of \p Loop (induction variable \p IV) and collects its

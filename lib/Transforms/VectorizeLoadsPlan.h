@@ -62,6 +62,9 @@ struct VecLoopPlan {
   /// then share it); empty otherwise.
   std::string DependentElem;
   unsigned WidthBytes = 16; ///< 16 or 8
+  /// A floating-point reduction whose steps the threads take in a new order
+  /// (results may differ in the last bits).
+  bool RegroupsFloatReduction = false;
   /// Local names chosen not to clash with identifiers of the kernel.
   std::string NameW, NameEnd, NameIdx, NameBase, NameLane;
 };

@@ -9,17 +9,6 @@ using namespace llvm;
 namespace astra {
 namespace vectorize {
 
-const Expr *stripIntCasts(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
-    if (!Cast || !Cast->getType()->isIntegerType())
-      return E;
-    E = Cast->getSubExpr();
-  }
-  return E;
-}
-
 const VarDecl *getRefVar(const Expr *E) {
   if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E)))
     return dyn_cast<VarDecl>(DR->getDecl());
@@ -27,34 +16,11 @@ const VarDecl *getRefVar(const Expr *E) {
 }
 
 bool matchBuiltin(const Expr *E, StringRef Builtin, char &Dim) {
-  E = stripIntCasts(E);
-  if (const auto *PO = dyn_cast_or_null<PseudoObjectExpr>(E))
-    E = PO->getSyntacticForm()->IgnoreParens();
-  const auto *MP = dyn_cast_or_null<MSPropertyRefExpr>(E);
-  if (!MP)
+  std::optional<CudaBuiltin> B = matchCudaBuiltin(stripIntCasts(E));
+  if (!B || B->Var != Builtin)
     return false;
-  const Expr *Base = MP->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OV->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *DR = dyn_cast_or_null<DeclRefExpr>(Base);
-  if (!DR || DR->getDecl()->getName() != Builtin)
-    return false;
-  StringRef Field = MP->getPropertyDecl()->getName();
-  if (Field != "x" && Field != "y" && Field != "z")
-    return false;
-  Dim = Field[0];
+  Dim = B->Dim;
   return true;
-}
-
-std::string getCalleeName(const CallExpr *C) {
-  if (const FunctionDecl *FD = C->getDirectCallee())
-    return FD->getNameAsString();
-  const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
-  if (const auto *O = dyn_cast<OverloadExpr>(Callee))
-    return O->getName().getAsString();
-  if (const auto *DR = dyn_cast<DeclRefExpr>(Callee))
-    return DR->getDecl()->getNameAsString();
-  return "";
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSUTIL_H
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSUTIL_H
 
+#include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -13,14 +14,10 @@
 namespace astra {
 namespace vectorize {
 
-/// Strips parentheses, implicit casts and explicit casts to integer types.
-const clang::Expr *stripIntCasts(const clang::Expr *E);
 /// The variable \p E names (after stripIntCasts), or null.
 const clang::VarDecl *getRefVar(const clang::Expr *E);
 /// Whether \p E is `threadIdx.d` (Builtin "threadIdx"), etc.; sets \p Dim.
 bool matchBuiltin(const clang::Expr *E, llvm::StringRef Builtin, char &Dim);
-/// The name of the called function (also for unresolved calls in templates).
-std::string getCalleeName(const clang::CallExpr *C);
 /// Whether \p E mentions \p VD.
 bool mentions(const clang::Stmt *S, const clang::VarDecl *VD);
 /// The variables \p S mentions.

@@ -122,5 +122,5 @@ __global__ void smem(float *out, const float *in, int n) {
 }
 // SMEM: vectorize-errors.cu:120:5: note: loop smem:L0: the loop writes 'tile[i]'; only stores `p[base + i]` through pointer variables declared outside the loop can be vectorized
 
-// WIDTH: error: rewrite 'vectorize-loads': width must be 16 or 8 (bytes), got 4
+// WIDTH: error: rewrite 'vectorize-loads': parameter 'width' must be one of 16, 8, got '4'
 // KEY: error: rewrite 'vectorize-loads': unknown parameter 'vec'

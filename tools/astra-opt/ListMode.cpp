@@ -1,13 +1,19 @@
-//===- ListMode.cpp - --list-rewrites -------------------------------------===//
+//===- ListMode.cpp - --list-rewrites and --list-options ------------------===//
 //
-// For every rewrite of the catalogue and every site it looked at, one line
-//   file:line:col: <rewrite> <kernel> [<loop id>]: applies: <what>
-//   file:line:col: <rewrite> <kernel> [<loop id>]: does not apply: <why>
-// or, with --json, one JSON array of site objects.
+// --list-rewrites: for every rewrite of the catalogue, its default parameters
+// and then every other combination of the values a search tries, and every
+// site it looked at, one line (k=v: the values that differ from the defaults)
+//   file:line:col: <rewrite>[:k=v,...] <kernel> [<loop id>]: applies: <what>
+//   file:line:col: <rewrite>[:k=v,...] <kernel> [<loop id>]: does not apply:
+//   <why>
+// --list-options: every option the search agent enumerates, one line each
+//   file:line:col: <--apply text>: <what>[ [changes rounding]][ [assumes: ..]]
+// With --json, either prints one JSON array of objects instead.
 //
 //===----------------------------------------------------------------------===//
 #include "Modes.h"
 #include "astra/Support/Output.h"
+#include "astra/Transforms/Enumerate.h"
 #include "astra/Transforms/Pipeline.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -18,22 +24,48 @@ namespace astra {
 
 static cl::opt<bool>
     ListRewrites("list-rewrites",
-                 cl::desc("List every rewrite site of the file: where each "
+                 cl::desc("List every rewrite site of the file for every "
+                          "parameter value a search tries: where each "
                           "rewrite applies, and why not elsewhere"),
                  cl::cat(AstraCategory));
-static cl::opt<bool> ListJson("json",
-                              cl::desc("With --list-rewrites: print JSON"),
-                              cl::cat(AstraCategory));
+static cl::opt<bool> ListOptions(
+    "list-options",
+    cl::desc("List every option the search agent enumerates: each "
+             "applicable (rewrite, site, parameter values) as --apply text"),
+    cl::cat(AstraCategory));
+static cl::opt<bool>
+    ListJson("json",
+             cl::desc("With --list-rewrites or --list-options: print "
+                      "JSON"),
+             cl::cat(AstraCategory));
 
-using SiteList = std::vector<std::pair<std::string, std::vector<RewriteSite>>>;
+/// `name`, or `name:k=v,...` with the values that differ from the defaults.
+static std::string formatValues(const RewriteParams &P) {
+  RewriteParams Changed;
+  Changed.Name = P.Name;
+  if (const Rewrite *R = findRewrite(P.Name))
+    for (const ParamDesc &D : R->getParams()) {
+      auto It = P.Values.find(D.Key);
+      if (It != P.Values.end() && It->second != D.Default)
+        Changed.Values[D.Key] = It->second;
+    }
+  return formatRewriteParams(Changed);
+}
 
-static std::string formatText(const SiteList &All) {
+static json::Object formatParams(const RewriteParams &P) {
+  json::Object Obj;
+  for (const auto &KV : P.Values)
+    Obj[KV.getKey()] = KV.getValue();
+  return Obj;
+}
+
+static std::string formatSitesText(const std::vector<SiteListing> &All) {
   std::string Out;
   raw_string_ostream OS(Out);
-  for (const auto &[Name, Sites] : All) {
-    for (const RewriteSite &S : Sites) {
+  for (const SiteListing &L : All) {
+    for (const RewriteSite &S : L.Sites) {
       OS << S.Loc.File << ':' << S.Loc.Line << ':' << S.Loc.Col << ": "
-         << Name << ' ' << S.Kernel;
+         << formatValues(L.Params) << ' ' << S.Kernel;
       if (!S.LoopId.empty())
         OS << ' ' << S.LoopId;
       OS << (S.Applicable ? ": applies: " : ": does not apply: ") << S.Detail
@@ -43,37 +75,86 @@ static std::string formatText(const SiteList &All) {
   return Out;
 }
 
-static std::string formatJson(const SiteList &All) {
+static std::string formatSitesJson(const std::vector<SiteListing> &All) {
   json::Array Arr;
-  for (const auto &[Name, Sites] : All)
-    for (const RewriteSite &S : Sites)
+  for (const SiteListing &L : All)
+    for (const RewriteSite &S : L.Sites)
       Arr.push_back(json::Object{
-          {"rewrite", Name},
+          {"rewrite", L.Params.Name},
+          {"params", formatParams(L.Params)},
           {"kernel", S.Kernel},
-          {"loop", S.LoopId.empty() ? json::Value(nullptr)
-                                    : json::Value(S.LoopId)},
+          {"loop",
+           S.LoopId.empty() ? json::Value(nullptr) : json::Value(S.LoopId)},
           {"file", S.Loc.File},
           {"line", S.Loc.Line},
           {"col", S.Loc.Col},
           {"applies", S.Applicable},
           {"detail", S.Detail},
+          {"changes_rounding", S.ChangesRounding},
+          {"assumes",
+           S.Assumes.empty() ? json::Value(nullptr) : json::Value(S.Assumes)},
       });
+  return formatv("{0:2}", json::Value(std::move(Arr))).str() + "\n";
+}
+
+static std::string formatOptionsText(const std::vector<RewriteOption> &All) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  for (const RewriteOption &O : All) {
+    OS << O.Loc.File << ':' << O.Loc.Line << ':' << O.Loc.Col << ": "
+       << formatRewriteParams(O.Params) << ": " << O.Detail;
+    if (O.ChangesRounding)
+      OS << " [changes rounding]";
+    if (!O.Assumes.empty())
+      OS << " [assumes: " << O.Assumes << "]";
+    OS << '\n';
+  }
+  return Out;
+}
+
+static std::string formatOptionsJson(const std::vector<RewriteOption> &All) {
+  json::Array Arr;
+  for (const RewriteOption &O : All)
+    Arr.push_back(json::Object{
+        {"apply", formatRewriteParams(O.Params)},
+        {"rewrite", O.Params.Name},
+        {"params", formatParams(O.Params)},
+        {"site", O.Site},
+        {"file", O.Loc.File},
+        {"line", O.Loc.Line},
+        {"col", O.Loc.Col},
+        {"detail", O.Detail},
+        {"changes_rounding", O.ChangesRounding},
+        {"assumes",
+         O.Assumes.empty() ? json::Value(nullptr) : json::Value(O.Assumes)},
+    });
   return formatv("{0:2}", json::Value(std::move(Arr))).str() + "\n";
 }
 
 Error runListMode(const CompileSetup &Setup, const InputSource &In,
                   bool &Handled) {
-  Handled = ListRewrites;
-  if (!ListRewrites) {
+  Handled = ListRewrites || ListOptions;
+  if (!Handled) {
     if (ListJson)
-      return makeInputError("--json needs --list-rewrites");
+      return makeInputError("--json needs --list-rewrites or --list-options");
     return Error::success();
   }
-  Expected<SiteList> All = listRewriteSites(Setup, In.FileName, In.Code);
+  if (ListRewrites && ListOptions)
+    return makeInputError("--list-rewrites and --list-options are exclusive");
+  if (ListOptions) {
+    Expected<std::vector<RewriteOption>> All =
+        enumerateRewrites(Setup, In.FileName, In.Code);
+    if (!All)
+      return All.takeError();
+    return writeFileAtomically(OutputFile, ListJson ? formatOptionsJson(*All)
+                                                    : formatOptionsText(*All));
+  }
+  Expected<std::vector<SiteListing>> All =
+      listRewriteSites(Setup, In.FileName, In.Code);
   if (!All)
     return All.takeError();
-  return writeFileAtomically(OutputFile,
-                             ListJson ? formatJson(*All) : formatText(*All));
+  return writeFileAtomically(OutputFile, ListJson ? formatSitesJson(*All)
+                                                  : formatSitesText(*All));
 }
 
 } // namespace astra

@@ -98,17 +98,19 @@ struct InstantiationInfo {
 
 /// How a loop's induction variable moves.
 enum class LoopClass {
-  GridStride,  ///< i += blockDim.x * gridDim.x
-  BlockStride, ///< i += blockDim.x
+  GridStride,  ///< i += blockDim.d * gridDim.d (any one dimension d)
+  BlockStride, ///< i += blockDim.d
   Plain,       ///< anything else (constant step, unknown step, while loops)
 };
+
+/// The statement of a loop; printed as "for", "while", "do", "range-for".
+enum class LoopKind { For, While, Do, RangeFor };
 
 /// One loop of a kernel body, numbered as in Kernels.h (collectLoops order).
 struct LoopInfo {
   /// `<kernel>:L<n>`.
   std::string Id;
-  /// "for", "while", "do" or "range-for".
-  std::string Kind;
+  LoopKind Kind = LoopKind::For;
   DiagLoc Loc;
   /// Induction variable name; empty when none was recognised.
   std::string InductionVar;
@@ -270,6 +272,7 @@ std::optional<DType> getDtype(clang::ASTContext &Ctx, clang::QualType T,
 llvm::StringRef toString(ParamKind K);
 llvm::StringRef toString(LoopClass C);
 llvm::StringRef toString(AccessKind K);
+llvm::StringRef toString(LoopKind K);
 
 llvm::json::Value toJSON(const ParamInfo &P);
 llvm::json::Value toJSON(const LoopInfo &L);

@@ -28,7 +28,17 @@ struct RewriteOption {
   /// The rewrite may change floating-point results in the last bits
   /// (reassociation, fast intrinsics); the harness's tolerance decides.
   bool ChangesRounding = false;
+  /// What the option takes for granted that the code does not show (e.g.
+  /// read-only-cache with assume-noalias=1); empty when nothing. The agent
+  /// offers such an option only when the spec states the fact.
+  std::string Assumes;
 };
+
+/// Every combination of the values a search tries for \p R's parameters
+/// (ParamDesc::Values), the first parameter varying slowest. One empty
+/// combination for a rewrite without parameters.
+std::vector<llvm::StringMap<std::string>>
+getValueCombinations(const Rewrite &R);
 
 /// The canonical `--apply=` text of \p P: `name[:kernel=K,loop=L,k=v,...]`,
 /// keys in a stable order. RewriteParams::parse(formatRewriteParams(P))
@@ -37,7 +47,13 @@ std::string formatRewriteParams(const RewriteParams &P);
 
 /// Every applicable option of every rewrite in \p Code, restricted to the
 /// kernel with source name \p Kernel when given, in a stable order (catalogue
-/// order, then source order of sites, then parameter values).
+/// order, then source order of sites, then parameter values). A site is a
+/// loop or a kernel (Rewrite::getScope()); every parameter value of
+/// getValueCombinations() is analysed on its own, and each option is checked
+/// by editing with exactly its Params. Params spells out the parameters whose
+/// value differs from the default (the shortest `--apply` text). A
+/// combination that edits a site exactly as an earlier one does
+/// (assume-noalias=1 where the code already shows no aliasing) is left out.
 llvm::Expected<std::vector<RewriteOption>>
 enumerateRewrites(const CompileSetup &Setup, llvm::StringRef FileName,
                   llvm::StringRef Code, llvm::StringRef Kernel = "");

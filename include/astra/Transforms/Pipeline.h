@@ -8,8 +8,8 @@
 namespace astra {
 
 struct ApplyResult {
-  std::string Code;                ///< the whole rewritten file
-  std::vector<RewriteSite> Sites;  ///< every site visited
+  std::string Code;               ///< the whole rewritten file
+  std::vector<RewriteSite> Sites; ///< every site visited
 };
 
 /// Parses \p Code, runs the rewrite named in \p P, applies its edits and
@@ -20,8 +20,17 @@ llvm::Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
                                          llvm::StringRef Code,
                                          const RewriteParams &P);
 
-/// Runs every rewrite without editing; returns the sites of each.
-llvm::Expected<std::vector<std::pair<std::string, std::vector<RewriteSite>>>>
+/// The sites one rewrite looked at under one combination of its parameters.
+struct SiteListing {
+  RewriteParams Params; ///< name and every parameter spelled out
+  std::vector<RewriteSite> Sites;
+};
+
+/// Analyses every rewrite under every combination of the parameter values a
+/// search tries (getValueCombinations() in Enumerate.h), without editing:
+/// catalogue order, then the default values followed by the other
+/// combinations, each with its sites in source order.
+llvm::Expected<std::vector<SiteListing>>
 listRewriteSites(const CompileSetup &Setup, llvm::StringRef FileName,
                  llvm::StringRef Code);
 

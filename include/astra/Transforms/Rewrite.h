@@ -2,13 +2,14 @@
 //
 // A rewrite is one entry of the catalogue (design section 4): a name,
 // parameters, a matcher over the AST, legality conditions and source edits.
-// Each rewrite lives in its own file under lib/Transforms and registers itself
+// Each rewrite lives in its own file under lib/Transforms and is listed
 // in Registry.cpp.
 //
 // A rewrite visits every place it could apply ("site"). For each site it
 // records whether it applies and, if not, why; for a selected, legal site it
-// adds source edits. A rewrite never silently does nothing: the pipeline turns
-// "no site applied" into an error that lists every refused site and reason.
+// plans source edits, which edit() makes and analyze() does not. A rewrite
+// never silently does nothing: the pipeline turns "no site applied" into an
+// error that lists every refused site and reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_TRANSFORMS_REWRITE_H
@@ -18,6 +19,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/StringMap.h"
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,12 +42,35 @@ struct RewriteParams {
   std::string getString(llvm::StringRef Key, llvm::StringRef Default) const;
 };
 
-/// One declared parameter of a rewrite (for --help and validation).
+/// The type of a rewrite's own parameter.
+enum class RewriteParamKind {
+  Int,    ///< a decimal integer in [Min, Max], or one of Choices when given
+  Bool,   ///< 0 or 1
+  Enum,   ///< one of Choices
+  Subset, ///< `all`, or a '+'-separated subset of Choices (`exp+div`)
+};
+
+/// One declared parameter of a rewrite: its type, what it may be set to, and
+/// the values a search tries.
 struct ParamDesc {
   std::string Key;
+  RewriteParamKind Kind = RewriteParamKind::Int;
   std::string Default;
+  /// Values the search agent enumerates, in the order it tries them. Every
+  /// one is valid.
+  std::vector<std::string> Values;
   std::string Help;
+  int64_t Min = 0, Max = 0;         ///< Int without Choices: allowed range
+  std::vector<std::string> Choices; ///< Int, Enum, Subset: allowed values
+
+  /// Fails, naming the allowed values, unless \p Value is one.
+  llvm::Error check(llvm::StringRef Rewrite, llvm::StringRef Value) const;
+  /// `int 1..1024`, `enum pragma|manual`, ... for --help and listings.
+  std::string describeType() const;
 };
+
+/// Name of a kind as listings print it: int, bool, enum, subset.
+llvm::StringRef getParamKindName(RewriteParamKind K);
 
 /// A place a rewrite looked at.
 struct RewriteSite {
@@ -53,8 +78,14 @@ struct RewriteSite {
   std::string LoopId; ///< empty when the site is not a loop
   DiagLoc Loc;
   bool Applicable = false;
-  bool Selected = true;  ///< matched the kernel/loop filter
-  std::string Detail;    ///< what it did / would do, or why it cannot apply
+  bool Selected = true; ///< matched the kernel/loop filter
+  std::string Detail;   ///< what it did / would do, or why it cannot apply
+  /// Applying it may change floating-point results in the last bits
+  /// (reassociated reductions, fast intrinsics).
+  bool ChangesRounding = false;
+  /// What it takes for granted that the code does not show (an assume-*
+  /// parameter), for the agent to match against the spec; empty if nothing.
+  std::string Assumes;
 };
 
 /// What a rewrite sees: the parsed file, and where its edits go.
@@ -89,6 +120,16 @@ private:
   clang::tooling::Replacements Edits;
 };
 
+class EditBatch;
+
+/// A rewrite of the catalogue. Analysis and editing are separate calls over
+/// one plan: plan() visits every site and records, for each applicable one,
+/// the edits that realise it without making them; analyze() returns the
+/// sites, edit() makes the edits of the selected applicable sites.
+///
+/// Refusals come back one way: a bad parameter or an internal failure is an
+/// Error; a site where the rewrite cannot apply is a RewriteSite with
+/// Applicable false and the reason in Detail.
 class Rewrite {
 public:
   virtual ~Rewrite();
@@ -97,11 +138,34 @@ public:
   virtual llvm::StringRef getDescription() const = 0;
   virtual std::vector<ParamDesc> getParams() const { return {}; }
 
-  /// Visits every site, appends it to \p Sites, and for the applicable sites
-  /// that \p P selects adds edits to \p Ctx (unless \p DryRun). Returns an
-  /// error only for bad parameters or an internal failure.
-  virtual llvm::Error run(RewriteContext &Ctx, const RewriteParams &P,
-                          bool DryRun, std::vector<RewriteSite> &Sites) = 0;
+  /// The smallest selection the search applies it to: one loop (`loop=`,
+  /// for rewrites of a loop) or one kernel (`kernel=`, for rewrites of
+  /// expressions or parameters spread over a kernel).
+  enum class Scope { Loop, Kernel };
+  virtual Scope getScope() const { return Scope::Kernel; }
+
+  /// Fails when \p P names a parameter this rewrite does not declare or
+  /// gives one a value outside its allowed values.
+  llvm::Error checkParams(const RewriteParams &P) const;
+
+  /// Every site the rewrite looked at, with whether it applies there under
+  /// \p P. Edits nothing.
+  llvm::Expected<std::vector<RewriteSite>>
+  analyze(RewriteContext &RC, const RewriteParams &P) const;
+  /// Adds to \p RC the edits of every applicable site that \p P selects;
+  /// returns every site as analyze() does.
+  llvm::Expected<std::vector<RewriteSite>> edit(RewriteContext &RC,
+                                                const RewriteParams &P) const;
+
+protected:
+  /// A site, and for an applicable selected one the edits that realise it.
+  struct PlannedSite {
+    RewriteSite Site;
+    std::function<void(EditBatch &)> Edit; ///< empty: nothing to edit
+  };
+  /// Visits every site under \p P (already checked by checkParams()).
+  virtual llvm::Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const = 0;
 };
 
 /// All rewrites of the catalogue, in a stable order.

@@ -1,0 +1,66 @@
+//===- Rewrite.cpp - Parameter checks, analysis and editing of a rewrite --===//
+#include "astra/Transforms/Rewrite.h"
+#include "EditBatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace astra {
+
+Rewrite::~Rewrite() = default;
+
+Error Rewrite::checkParams(const RewriteParams &P) const {
+  std::vector<ParamDesc> Known = getParams();
+  for (const auto &KV : P.Values) {
+    auto It = find_if(Known,
+                      [&](const ParamDesc &D) { return D.Key == KV.getKey(); });
+    if (It != Known.end()) {
+      if (Error E = It->check(getName(), KV.getValue()))
+        return E;
+      continue;
+    }
+    std::vector<std::string> Names;
+    for (const ParamDesc &D : Known)
+      Names.push_back(D.Key);
+    Names.push_back("kernel");
+    Names.push_back("loop");
+    return makeInputError("rewrite '" + getName() + "': unknown parameter '" +
+                          KV.getKey() + "'; parameters: " + join(Names, ", "));
+  }
+  return Error::success();
+}
+
+Expected<std::vector<RewriteSite>>
+Rewrite::analyze(RewriteContext &RC, const RewriteParams &P) const {
+  if (Error E = checkParams(P))
+    return std::move(E);
+  Expected<std::vector<PlannedSite>> Plan = plan(RC, P);
+  if (!Plan)
+    return Plan.takeError();
+  std::vector<RewriteSite> Sites;
+  for (PlannedSite &S : *Plan)
+    Sites.push_back(std::move(S.Site));
+  return std::move(Sites);
+}
+
+Expected<std::vector<RewriteSite>> Rewrite::edit(RewriteContext &RC,
+                                                 const RewriteParams &P) const {
+  if (Error E = checkParams(P))
+    return std::move(E);
+  Expected<std::vector<PlannedSite>> Plan = plan(RC, P);
+  if (!Plan)
+    return Plan.takeError();
+  EditBatch Edits(RC);
+  std::vector<RewriteSite> Sites;
+  for (PlannedSite &S : *Plan) {
+    if (S.Edit && S.Site.Applicable && S.Site.Selected)
+      S.Edit(Edits);
+    Sites.push_back(std::move(S.Site));
+  }
+  if (Error E = Edits.commit())
+    return std::move(E);
+  return std::move(Sites);
+}
+
+} // namespace astra

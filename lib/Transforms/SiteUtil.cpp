@@ -1,0 +1,92 @@
+//===- SiteUtil.cpp - Where a rewrite looks, and what it may edit --------===//
+#include "SiteUtil.h"
+#include "astra/Frontend/Kernels.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+bool isSelected(const RewriteParams &P, StringRef Kernel, StringRef LoopId) {
+  return (P.Kernel.empty() || P.Kernel == Kernel) &&
+         (P.Loop.empty() || P.Loop == LoopId);
+}
+
+DenseMap<const Stmt *, std::string> getLoopIds(const FunctionDecl *Kernel) {
+  DenseMap<const Stmt *, std::string> Ids;
+  std::vector<const Stmt *> Loops = collectLoops(Kernel->getBody());
+  for (unsigned I = 0; I < Loops.size(); ++I)
+    Ids[Loops[I]] = makeLoopId(Kernel->getNameAsString(), I);
+  return Ids;
+}
+
+CharSourceRange getEditableRange(const RewriteContext &RC, SourceRange R) {
+  const SourceManager &SM = RC.getSourceManager();
+  CharSourceRange FR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(R), SM, RC.getASTContext().getLangOpts());
+  if (FR.isInvalid() || !SM.isInMainFile(FR.getBegin()))
+    return CharSourceRange();
+  return FR;
+}
+
+std::string getMacroReason(const RewriteContext &RC, SourceRange R) {
+  if (getEditableRange(RC, R).isValid())
+    return "";
+  const SourceManager &SM = RC.getSourceManager();
+  for (SourceLocation L : {R.getBegin(), R.getEnd()})
+    if (L.isMacroID())
+      return ("inside the expansion of macro '" +
+              Lexer::getImmediateMacroName(L, SM,
+                                           RC.getASTContext().getLangOpts()) +
+              "'")
+          .str();
+  return "not in the input file";
+}
+
+std::vector<const Stmt *>
+getEnclosingLoops(ASTContext &Ctx, const Stmt *S,
+                  const DenseMap<const Stmt *, std::string> &Ids) {
+  std::vector<const Stmt *> Loops;
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      break;
+    Cur = Parents[0];
+    if (const auto *P = Cur.get<Stmt>())
+      if (Ids.count(P))
+        Loops.push_back(P);
+    if (Cur.get<FunctionDecl>())
+      break;
+  }
+  return Loops;
+}
+
+const Expr *getWithParens(const RewriteContext &RC, const Expr *E) {
+  ASTContext &Ctx = RC.getASTContext();
+  for (DynTypedNodeList Ps = Ctx.getParents(*E);
+       Ps.size() == 1 && Ps[0].get<ParenExpr>() &&
+       getMacroReason(RC, Ps[0].get<ParenExpr>()->getSourceRange()).empty();
+       Ps = Ctx.getParents(*E))
+    E = Ps[0].get<ParenExpr>();
+  return E;
+}
+
+std::string getLineCol(const RewriteContext &RC, SourceLocation Loc) {
+  DiagLoc D = RC.getDiagLoc(Loc);
+  return (Twine(D.Line) + ":" + Twine(D.Col)).str();
+}
+
+bool isLibraryFunction(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  const SourceManager &SM = FD->getASTContext().getSourceManager();
+  return FD->getBuiltinID() ||
+         SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+}
+
+} // namespace astra

@@ -1,0 +1,55 @@
+//===- SiteUtil.h - Where a rewrite looks -----------------------*- C++ -*-===//
+//
+// Private to lib/Transforms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_SITEUTIL_H
+#define ASTRA_LIB_TRANSFORMS_SITEUTIL_H
+
+#include "astra/Frontend/ExprMatch.h"
+#include "astra/Transforms/Rewrite.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace astra {
+
+/// Whether the kernel/loop filter of \p P selects a site. A site outside any
+/// loop is deselected by a loop filter.
+bool isSelected(const RewriteParams &P, llvm::StringRef Kernel,
+                llvm::StringRef LoopId);
+
+/// Loop id (`k:L<n>`) of every loop in a kernel's body.
+llvm::DenseMap<const clang::Stmt *, std::string>
+getLoopIds(const clang::FunctionDecl *Kernel);
+
+/// The file range of the written range \p R when it can be edited (it lies
+/// in the input file, possibly spanning whole macro invocations), else an
+/// invalid range.
+clang::CharSourceRange getEditableRange(const RewriteContext &RC,
+                                        clang::SourceRange R);
+
+/// Empty when the written range \p R can be edited (it lies in the input
+/// file, possibly spanning whole macro invocations); otherwise why not, e.g.
+/// "inside the expansion of macro 'M'".
+std::string getMacroReason(const RewriteContext &RC, clang::SourceRange R);
+
+/// The loops of \p Ids that contain \p S, innermost first.
+std::vector<const clang::Stmt *>
+getEnclosingLoops(clang::ASTContext &Ctx, const clang::Stmt *S,
+                  const llvm::DenseMap<const clang::Stmt *, std::string> &Ids);
+
+/// \p E with the parentheses written around it (outside macros): what an
+/// edit replaces when the result needs none.
+const clang::Expr *getWithParens(const RewriteContext &RC,
+                                 const clang::Expr *E);
+
+/// `line:col` of \p Loc, for details that point at another place.
+std::string getLineCol(const RewriteContext &RC, clang::SourceLocation Loc);
+
+/// Whether \p FD is a math function from a system header (the CUDA wrappers,
+/// libdevice declarations, <cmath>) rather than a user's function.
+bool isLibraryFunction(const clang::FunctionDecl *FD);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_TRANSFORMS_SITEUTIL_H

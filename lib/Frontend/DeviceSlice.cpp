@@ -4,6 +4,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
@@ -84,22 +85,32 @@ private:
       return;
     unsigned B = SM.getFileOffset(R.getBegin());
     unsigned E = SM.getFileOffset(R.getEnd()) + 1; // the `}`
-    // Constructors: the initializers go with the body.
-    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
-      for (const CXXCtorInitializer *I : Ctor->inits())
-        if (I->isWritten() && I->getSourceLocation().isFileID())
-          B = std::min(
-              B, colonBefore(SM.getFileOffset(I->getSourceLocation()), SM));
-    bool Device = FD->hasAttr<CUDADeviceAttr>() ||
-                  FD->hasAttr<CUDAGlobalAttr>() || FD->isConstexpr();
+    // Constructors: the initializers go with the body (Clang drops those
+    // in error, so they are found in the text: the `:` after the `)`).
+    if (isa<CXXConstructorDecl>(FD))
+      if (FunctionTypeLoc TL = FD->getFunctionTypeLoc())
+        if (TL.getRParenLoc().isFileID())
+          B = colonAfter(SM.getFileOffset(TL.getRParenLoc()), B, SM);
+    // Lambdas without attributes are implicitly __host__ __device__ (and
+    // constexpr) in Clang and are device code only when device code calls
+    // them: inside a host function they go with it. Only an explicit
+    // __device__ counts for them.
+    const auto *DA = FD->getAttr<CUDADeviceAttr>();
+    bool Device =
+        Lambda ? DA && !DA->isImplicit()
+               : DA || FD->hasAttr<CUDAGlobalAttr>() || FD->isConstexpr();
     Bodies.push_back({FD, B, E, Device, Lambda});
   }
 
-  /// The offset of the `:` that starts a constructor's initializers.
-  static unsigned colonBefore(unsigned Off, const SourceManager &SM) {
-    StringRef Buf = SM.getBufferData(SM.getMainFileID());
-    size_t Colon = Buf.rfind(':', Off);
-    return Colon == StringRef::npos ? Off : Colon;
+  /// The offset of the `:` that starts a constructor's initializers, between
+  /// its `)` at \p From and its body at \p Body; \p Body when none.
+  static unsigned colonAfter(unsigned From, unsigned Body,
+                             const SourceManager &SM) {
+    StringRef Between = SM.getBufferData(SM.getMainFileID()).slice(From, Body);
+    size_t Colon = Between.find(':');
+    if (Colon == StringRef::npos || Between.substr(Colon).starts_with("::"))
+      return Body;
+    return From + Colon;
   }
   ASTContext &Ctx;
 };

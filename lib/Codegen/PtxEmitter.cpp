@@ -1,5 +1,6 @@
 //===- PtxEmitter.cpp - In-process CUDA -> PTX ----------------------------===//
 #include "astra/Codegen/PtxEmitter.h"
+#include "astra/Frontend/Parse.h"
 #include "astra/Support/ClangInvocation.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -24,10 +25,11 @@ static void initNVPTX() {
   });
 }
 
-Expected<std::string> emitPtx(const CompileSetup &Setup, StringRef FileName,
-                              StringRef Code) {
-  initNVPTX();
-  auto CIOrErr = createCudaCompiler(Setup, FileName, Code);
+/// Compiles \p Code to PTX, printing diagnostics to \p DiagOS.
+static Expected<std::string> compileToPtx(const CompileSetup &Setup,
+                                          StringRef FileName, StringRef Code,
+                                          raw_ostream &DiagOS) {
+  auto CIOrErr = createCudaCompiler(Setup, FileName, Code, DiagOS);
   if (!CIOrErr)
     return CIOrErr.takeError();
   CompilerInstance &CI = **CIOrErr;
@@ -40,6 +42,31 @@ Expected<std::string> emitPtx(const CompileSetup &Setup, StringRef FileName,
   if (Error E = runCompilerAction(CI, Action, FileName))
     return std::move(E);
   return std::string(Ptx.str());
+}
+
+Expected<std::string> emitPtx(const CompileSetup &Setup, StringRef FileName,
+                              StringRef Code) {
+  initNVPTX();
+  std::string Diags;
+  raw_string_ostream DiagOS(Diags);
+  Expected<std::string> Ptx = compileToPtx(Setup, FileName, Code, DiagOS);
+  if (Ptx) {
+    errs() << Diags;
+    return Ptx;
+  }
+  // Host code Clang rejects must not block the kernels: compile the file
+  // with those host bodies cut out (Frontend/DeviceSlice.h).
+  Expected<std::string> Sliced = sliceOutHostErrors(Setup, FileName, Code);
+  if (!Sliced) {
+    consumeError(Ptx.takeError());
+    return Sliced.takeError();
+  }
+  if (*Sliced == Code) {
+    errs() << Diags;
+    return Ptx.takeError();
+  }
+  consumeError(Ptx.takeError());
+  return compileToPtx(Setup, FileName, *Sliced, errs());
 }
 
 } // namespace astra

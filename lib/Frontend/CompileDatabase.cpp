@@ -62,6 +62,27 @@ static bool isSource(StringRef A) {
       .Default(false);
 }
 
+/// True when a host-compiler option list (-Xcompiler's value: comma or space
+/// separated) or a single flag asks for OpenMP.
+static bool asksForOpenMP(StringRef Value) {
+  SmallVector<StringRef, 8> Parts;
+  Value.split(Parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef P : Parts) {
+    SmallVector<StringRef, 4> Words;
+    P.split(Words, ' ', -1, false);
+    for (StringRef W : Words) {
+      W = W.trim().trim("\"'");
+      if (W == "-fopenmp" || W.starts_with("-fopenmp="))
+        return true;
+    }
+  }
+  return false;
+}
+
+static bool isHostCompilerOption(StringRef A) {
+  return A == "-Xcompiler" || A == "--compiler-options";
+}
+
 std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine,
                                           StringRef File,
                                           StringRef Directory) {
@@ -77,10 +98,18 @@ std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine,
       Out.push_back(V);
     }
   };
+  // OpenMP: the host code may include <omp.h> (CompileSetup supplies one).
+  bool OpenMP = false;
   for (size_t I = 1; I < CommandLine.size(); ++I) {
     StringRef A = CommandLine[I];
     if (A == File || (!A.starts_with("-") && isSource(A)))
       continue;
+    auto [Opt, OptValue] = A.split('=');
+    if (asksForOpenMP(A) ||
+        (isHostCompilerOption(A) && I + 1 < CommandLine.size() &&
+         asksForOpenMP(CommandLine[I + 1])) ||
+        (isHostCompilerOption(Opt) && asksForOpenMP(OptValue)))
+      OpenMP = true;
     if (dropsNextArg(A)) {
       ++I;
       continue;
@@ -110,6 +139,8 @@ std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine,
         Keep(*K, Value);
     }
   }
+  if (OpenMP)
+    Out.push_back("-fopenmp");
   return Out;
 }
 

@@ -72,7 +72,7 @@ getPreamble(const std::string &Key, const CompilerInvocation &Inv,
 
 Expected<std::unique_ptr<CompilerInstance>>
 createCudaCompiler(const CompileSetup &Setup, StringRef FileName,
-                   StringRef Code) {
+                   StringRef Code, raw_ostream &DiagOS) {
   if (Setup.CudaPath.empty())
     return makeInputError(
         "CUDA toolkit headers not found: pass --cuda-path=<dir> or set "
@@ -126,10 +126,12 @@ createCudaCompiler(const CompileSetup &Setup, StringRef FileName,
   }
   auto CI = std::make_unique<CompilerInstance>(std::move(Inv));
   CI->setVirtualFileSystem(VFS);
-  CI->createDiagnostics(new TextDiagnosticPrinter(errs(),
-                                                  CI->getDiagnosticOpts()),
-                        /*ShouldOwnClient=*/true);
+  CI->createDiagnostics(
+      new TextDiagnosticPrinter(DiagOS, CI->getDiagnosticOpts()),
+      /*ShouldOwnClient=*/true);
   CI->getDiagnosticOpts().ShowColors = false;
+  // "N errors generated" goes with the diagnostics, not straight to stderr.
+  CI->setVerboseOutputStream(DiagOS);
   return std::move(CI);
 }
 

@@ -1,6 +1,7 @@
 //===- CompileSetup.cpp - How a CUDA file is compiled ---------------------===//
 #include "astra/Support/CompileSetup.h"
 #include "astra/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -12,6 +13,12 @@ using namespace llvm;
 #ifndef ASTRA_BUILD_RESOURCE_DIR
 #define ASTRA_BUILD_RESOURCE_DIR ""
 #endif
+#ifndef ASTRA_SOURCE_COMPAT_DIR
+#define ASTRA_SOURCE_COMPAT_DIR ""
+#endif
+
+/// The compatibility header, see lib/Headers and docs/nvcc-compat.md.
+static constexpr const char *CompatHeader = "astra_nvcc_compat.h";
 
 namespace astra {
 
@@ -39,6 +46,23 @@ std::string findResourceDir() {
   if (hasWrapper(ASTRA_BUILD_RESOURCE_DIR))
     return ASTRA_BUILD_RESOURCE_DIR;
   return Rel.str().str();
+}
+
+static bool hasCompatHeader(StringRef Dir) {
+  SmallString<256> P(Dir);
+  sys::path::append(P, CompatHeader);
+  return !Dir.empty() && sys::fs::exists(P);
+}
+
+std::string findCompatDir() {
+  SmallString<256> Rel(getExecutableDir());
+  sys::path::append(Rel, "..", "lib", "astra-opt", "include");
+  sys::path::remove_dots(Rel, /*remove_dot_dot=*/true);
+  if (hasCompatHeader(Rel))
+    return Rel.str().str();
+  if (hasCompatHeader(ASTRA_SOURCE_COMPAT_DIR))
+    return ASTRA_SOURCE_COMPAT_DIR;
+  return "";
 }
 
 static bool isCudaRoot(StringRef Dir) {
@@ -94,6 +118,12 @@ Error checkGpuArch(StringRef Arch) {
   return Error::success();
 }
 
+bool hasOpenMPFlag(ArrayRef<std::string> Args) {
+  return any_of(Args, [](StringRef A) {
+    return A == "-fopenmp" || A.starts_with("-fopenmp=");
+  });
+}
+
 std::vector<std::string> CompileSetup::buildDriverArgs(StringRef File) const {
   std::vector<std::string> Args = {
       "clang++",
@@ -114,6 +144,24 @@ std::vector<std::string> CompileSetup::buildDriverArgs(StringRef File) const {
   else
     Args.push_back("-nocudainc"), Args.push_back("-nocudalib");
   Args.insert(Args.end(), ExtraArgs.begin(), ExtraArgs.end());
+  // What nvcc adds after the user's flags (bin/nvcc.profile): CUDA 13 moved
+  // Thrust, CUB and libcu++ to include/cccl, searched as a system directory.
+  SmallString<256> Cccl(CudaPath);
+  sys::path::append(Cccl, "include", "cccl");
+  if (!CudaPath.empty() && sys::fs::is_directory(Cccl))
+    Args.push_back("-isystem"), Args.push_back(Cccl.str().str());
+  if (!CudaPath.empty() && hasCompatHeader(CompatDir)) {
+    SmallString<256> H(CompatDir);
+    sys::path::append(H, CompatHeader);
+    Args.push_back("-include"), Args.push_back(H.str().str());
+  }
+  // The host compiler's OpenMP header: found where Clang looks, else the
+  // tool's minimal one, searched after every other directory.
+  if (hasOpenMPFlag(ExtraArgs) && hasCompatHeader(CompatDir)) {
+    SmallString<256> Omp(CompatDir);
+    sys::path::append(Omp, "openmp");
+    Args.push_back("-idirafter"), Args.push_back(Omp.str().str());
+  }
   Args.push_back(File.str());
   return Args;
 }

@@ -91,6 +91,7 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   S.GpuArch = GpuArch;
   S.CudaPath = findCudaPath(CudaPathOpt);
   S.ResourceDir = findResourceDir();
+  S.CompatDir = findCompatDir();
   if (!BuildPath.empty()) {
     Expected<std::vector<std::string>> Flags =
         loadProjectFlags(BuildPath, FileName);

@@ -55,4 +55,15 @@ TEST(CompileDatabaseTest, DropsOtherSourcesButNotSysroot) {
             (std::vector<std::string>{"-I/i"}));
 }
 
+TEST(CompileDatabaseTest, OpenMPFromAnySpelling) {
+  std::vector<std::string> Omp = {"-fopenmp"};
+  EXPECT_EQ(filter({"nvcc", "-Xcompiler", "-fopenmp,-Wall"}), Omp);
+  EXPECT_EQ(filter({"nvcc", "-Xcompiler=-O3,-fopenmp"}), Omp);
+  EXPECT_EQ(filter({"nvcc", "--compiler-options", "'-fopenmp -fPIC'"}), Omp);
+  EXPECT_EQ(filter({"clang++", "-fopenmp=libomp", "-I/i"}),
+            (std::vector<std::string>{"-I/i", "-fopenmp"}));
+  EXPECT_EQ(filter({"nvcc", "-Xcompiler", "-fopenmp-simd", "-DX=-fopenmp"}),
+            (std::vector<std::string>{"-DX=-fopenmp"}));
+}
+
 } // namespace

@@ -26,7 +26,8 @@ namespace astra {
 /// relative paths made absolute against \p Directory. Everything else is
 /// dropped: the compiler, the sources, -o/-c/-M*, -x, -O, -g, -W, -f,
 /// -arch/-gencode/--cuda-gpu-arch/--offload-arch, -Xcompiler and other nvcc
-/// options.
+/// options. One exception: -fopenmp, given directly or to the host compiler
+/// (-Xcompiler -fopenmp,...), is kept as -fopenmp so that <omp.h> is found.
 std::vector<std::string> filterParseFlags(llvm::ArrayRef<std::string> CommandLine,
                                           llvm::StringRef File,
                                           llvm::StringRef Directory);

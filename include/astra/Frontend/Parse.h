@@ -10,13 +10,23 @@
 namespace astra {
 
 /// Parses \p Code (the contents of \p FileName) as CUDA for the device and
-/// calls \p Fn with the AST. The AST lives only during the call. Parse errors
-/// are printed Clang-style and returned as a bad-input error; an error from
-/// \p Fn is returned as is.
+/// calls \p Fn with the AST. The AST lives only during the call. Host
+/// function bodies that Clang cannot compile are cut out with a warning
+/// (DeviceSlice.h); offsets, lines and columns stay those of \p Code. Other
+/// parse errors are printed Clang-style and returned as a bad-input error; an
+/// error from \p Fn is returned as is.
 llvm::Error
 withParsedAST(const CompileSetup &Setup, llvm::StringRef FileName,
               llvm::StringRef Code,
               llvm::function_ref<llvm::Error(clang::ASTContext &)> Fn);
+
+/// Returns the code the device side compiles: \p Code with the host function
+/// bodies that Clang cannot compile cut out (\p Code itself when none), as
+/// withParsedAST parses it. A compile that fails otherwise prints its
+/// diagnostics and returns its error.
+llvm::Expected<std::string> sliceOutHostErrors(const CompileSetup &Setup,
+                                               llvm::StringRef FileName,
+                                               llvm::StringRef Code);
 
 } // namespace astra
 

@@ -17,12 +17,14 @@
 
 namespace astra {
 
-/// Creates a CompilerInstance for \p FileName with contents \p Code.
-/// Fails with a bad-input error when the flags are rejected or the CUDA
-/// toolkit cannot be found.
+/// Creates a CompilerInstance for \p FileName with contents \p Code, whose
+/// diagnostics print to \p DiagOS (a buffer when the caller decides later
+/// whether to show them). Fails with a bad-input error when the flags are
+/// rejected or the CUDA toolkit cannot be found.
 llvm::Expected<std::unique_ptr<clang::CompilerInstance>>
 createCudaCompiler(const CompileSetup &Setup, llvm::StringRef FileName,
-                   llvm::StringRef Code);
+                   llvm::StringRef Code,
+                   llvm::raw_ostream &DiagOS = llvm::errs());
 
 /// Runs \p Action on \p CI and turns compile errors into an AstraError that
 /// counts them (the diagnostics themselves were already printed).

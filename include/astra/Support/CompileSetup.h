@@ -9,6 +9,7 @@
 #ifndef ASTRA_SUPPORT_COMPILESETUP_H
 #define ASTRA_SUPPORT_COMPILESETUP_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -23,6 +24,9 @@ struct CompileSetup {
   std::string CudaPath;
   /// Clang resource directory (holds include/__clang_cuda_runtime_wrapper.h).
   std::string ResourceDir;
+  /// astra-opt's own headers (astra_nvcc_compat.h, openmp/omp.h); empty when
+  /// not found, and then nothing of nvcc's is bridged (docs/nvcc-compat.md).
+  std::string CompatDir;
   /// Optimisation level passed to cc1 (codegen only).
   std::string OptLevel = "-O3";
   /// Keep the precompiled #include block of a file for the next parse of the
@@ -33,13 +37,20 @@ struct CompileSetup {
   std::vector<std::string> ExtraArgs;
 
   /// The clang driver command line (argv[0] first) that compiles \p File for
-  /// the device only.
+  /// the device only. It reads what nvcc reads: the toolkit's include/cccl
+  /// (Thrust, CUB, libcu++) as a system directory, astra_nvcc_compat.h
+  /// included first, and with -fopenmp a fallback omp.h searched last.
   std::vector<std::string> buildDriverArgs(llvm::StringRef File) const;
 };
 
 /// Resolves the resource directory: `<exe dir>/../lib/clang/<major>` when it
 /// exists (the installed, relocatable layout), else the build machine's.
 std::string findResourceDir();
+
+/// Resolves astra-opt's own header directory: `<exe dir>/../lib/astra-opt/
+/// include` when it holds astra_nvcc_compat.h (the installed layout), else the
+/// source tree's lib/Headers.
+std::string findCompatDir();
 
 /// Resolves the CUDA toolkit root: \p Override, else $CUDA_HOME, $CUDA_PATH,
 /// /usr/local/cuda, or the directory above `nvcc` on the PATH. Empty when none.
@@ -50,6 +61,9 @@ std::string findCudaTool(llvm::StringRef Name, llvm::StringRef CudaPath);
 
 /// Directory of the running executable.
 std::string getExecutableDir();
+
+/// True when \p Args ask for OpenMP (-fopenmp, -fopenmp=<lib>).
+bool hasOpenMPFlag(llvm::ArrayRef<std::string> Args);
 
 /// Checks that \p Arch names an NVIDIA GPU Clang knows (sm_XX[a]).
 llvm::Error checkGpuArch(llvm::StringRef Arch);

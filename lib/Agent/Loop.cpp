@@ -212,7 +212,10 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
     if (E.Status == EvalStatus::Evaluated && E.Result) {
       What = verdictName(E.Result->Verdict).str();
       if (E.Result->Verdict == Verdict::Refused)
-        What += " (" + reasonName(E.Result->Why).str() + ")";
+        What += " (" +
+                (E.Result->Why == Reason::None ? E.Result->Detail
+                                               : reasonName(E.Result->Why).str()) +
+                ")";
       else
         What += formatv(" {0:F3}x", E.Result->GeoMeanSpeedup).str();
     } else {
@@ -339,6 +342,10 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
     }
   }
   Pool.drain();
+  if (Interrupted()) {
+    Run.Interrupted = true;
+    Run.StopReason = "interrupted";
+  }
   Run.Evaluations.assign(Evals.begin(), Evals.end());
   Run.WallSeconds = since(Start);
   return std::move(Run);

@@ -203,6 +203,8 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     if (R.Interrupted)
       KO.Summary += "; the run was interrupted";
   }
+  if (LO.Interrupted && *LO.Interrupted)
+    Res.Interrupted = true;
   if (!Res.Interrupted)
     Res.OutputCode = std::move(Composed);
   Res.Changed = Res.OutputCode != Opts.Code;

@@ -164,6 +164,11 @@ static Error printDryRun(const CompileSetup &Setup, const InputSource &In,
         enumerateRewrites(Setup, In.FileName, In.Code, K.baseName());
     if (!Opts)
       return Opts.takeError();
+    // As the search agent does: assuming no aliasing only with spec noalias.
+    llvm::erase_if(*Opts, [&](const RewriteOption &O) {
+      auto It = O.Params.Values.find("assume-noalias");
+      return It != O.Params.Values.end() && It->second != "0" && !K.NoAlias;
+    });
     outs() << "\n" << K.Kernel << ": " << Opts->size()
            << " first-round candidate(s)";
     outs() << (Opts->empty() ? " (no rewrite applies)\n" : "\n");

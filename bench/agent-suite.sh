@@ -37,12 +37,12 @@ for cu in "$kernels"/*.cu; do
   [ -f "$kernels/$k.astra.json" ] || continue
   if [ -n "$only" ] && ! echo ",$only," | grep -q ",$k,"; then continue; fi
   echo "== $k"
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$astra" --agent-rewrite "$cu" -o "$out/$k.cu" --report "$out/$k.report.json" \
     --plan "$out/$k.plan.json" "$@" 2> "$out/$k.log"
   rc=$?
-  end=$(date +%s.%N)
-  echo "$k rc=$rc wall=$(echo "$end - $start" | bc)" >> "$out/runs.txt"
+  end=$(date +%s%N)
+  echo "$k rc=$rc wall=$(( (end - start) / 1000000 ))e-3" >> "$out/runs.txt"
   tail -3 "$out/$k.log"
 done
 python3 - "$out" <<'PY'

@@ -45,8 +45,8 @@ StringRef evalStatusName(EvalStatus S) {
 bool Evaluation::isUsable() const {
   if (Status != EvalStatus::Evaluated || !Result)
     return false;
-  StringRef V = verdictName(Result->Verdict);
-  return V == "faster" || V == "no-significant-change";
+  return Result->Verdict == Verdict::Faster ||
+         Result->Verdict == Verdict::NoChange;
 }
 
 bool Evaluation::isFaster() const {

@@ -1,4 +1,5 @@
 //===- Loop.cpp - The agent loop for one kernel ---------------------------===//
+#include "Clock.h"
 #include "astra/Agent/Loop.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Codegen/PtxEmitter.h"
@@ -8,7 +9,6 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -19,10 +19,8 @@ using namespace llvm;
 namespace astra {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point T) {
-  return std::chrono::duration<double>(Clock::now() - T).count();
-}
+using agent::Clock;
+using agent::since;
 
 /// ptxas resources of the entry \p SpecKernel names in \p Ptx.
 struct Resources {

@@ -19,7 +19,6 @@ namespace {
 class ReplayEvaluator : public Evaluator {
 public:
   StringMap<VerifyResult> Recorded;
-  std::optional<VerifyResult> Final; ///< the recorded re-verification
 
   Expected<VerifyResult> evaluate(const Candidate &C, StringRef,
                                   unsigned) override {

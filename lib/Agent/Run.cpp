@@ -1,20 +1,18 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
+#include "Clock.h"
 #include "astra/Agent/Run.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <chrono>
 
 using namespace llvm;
 
 namespace astra {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point T) {
-  return std::chrono::duration<double>(Clock::now() - T).count();
-}
+using agent::Clock;
+using agent::since;
 
 /// The kernels to optimise, checked against the spec.
 Expected<std::vector<const KernelSpec *>>

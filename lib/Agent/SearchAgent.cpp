@@ -70,13 +70,17 @@ unsigned SearchAgent::aloneScore(const AgentContext &Ctx,
       continue;
     if (E.Status != EvalStatus::Evaluated || !E.Result)
       return 2;
-    StringRef V = verdictName(E.Result->Verdict);
-    if (V == "faster")
+    switch (E.Result->Verdict) {
+    case Verdict::Faster:
       return 0;
-    if (V == "no-significant-change")
+    case Verdict::NoChange:
       return 1;
-    if (V == "refused")
+    case Verdict::Refused:
       return 4;
+    case Verdict::Slower:
+    case Verdict::Mixed:
+      return 3;
+    }
     return 3;
   }
   return 2;

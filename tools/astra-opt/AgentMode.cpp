@@ -183,10 +183,6 @@ static Error printDryRun(const CompileSetup &Setup, const InputSource &In,
   return Error::success();
 }
 
-static Error writeText(StringRef Path, StringRef Text) {
-  return writeFileAtomically(Path, Text);
-}
-
 Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
                    bool &Handled) {
   Handled = AgentRewrite;
@@ -271,7 +267,7 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   if (!ReportFile.empty()) {
     std::string J;
     raw_string_ostream(J) << formatv("{0:2}", reportToJSON(*R)) << "\n";
-    if (Error E = writeText(ReportFile, J))
+    if (Error E = writeFileAtomically(ReportFile, J))
       return E;
     SmallString<128> Md(ReportFile);
     sys::path::replace_extension(Md, "md");
@@ -280,7 +276,7 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     std::string M;
     raw_string_ostream MS(M);
     printReportMarkdown(MS, *R);
-    if (Error E = writeText(Md, M))
+    if (Error E = writeFileAtomically(Md, M))
       return E;
   }
   printRunSummary(errs(), *R);
@@ -293,7 +289,7 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   if (!PlanOut.empty()) {
     std::string P;
     raw_string_ostream(P) << formatv("{0:2}", toJSON(R->Plan)) << "\n";
-    if (Error E = writeText(PlanOut, P))
+    if (Error E = writeFileAtomically(PlanOut, P))
       return E;
   }
   if (ShowDiff) {

@@ -266,6 +266,7 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
           Ctx.Best = &E;
     }
     Ctx.Round = Run.Rounds;
+    Ctx.Parallelism = Eval.getWorkerCount();
     auto TP = Clock::now();
     Expected<std::vector<Candidate>> Batch = A.propose(Ctx);
     Run.Times.Propose += since(TP);

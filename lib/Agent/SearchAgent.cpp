@@ -1,14 +1,28 @@
-//===- SearchAgent.cpp - Beam search over catalogue plans -----------------===//
+//===- SearchAgent.cpp - Best-first beam search over catalogue plans ------===//
 //
-// Round 0 proposes every catalogue option of the original file alone (every
-// rewrite, every site, every parameter value the rewrite offers). Each later
-// round takes the best `BeamWidth` usable plans judged so far (correct, not
-// slower, not mixed; ranked by geometric-mean speedup) that are shorter than
-// `MaxDepth` and have not been expanded yet, and extends each with every
-// option available on the file that plan produces. Refused and slower plans
-// are never built on (roll back). Within a round, candidates come in order of
-// promise (extensions whose option was faster alone first, options that were
-// refused alone last), so a budget cuts the least promising ones.
+// A frontier of plans not yet judged, each one base plan (already judged, or
+// the original) extended by one catalogue option, ranked by an estimate of
+// its geometric-mean speedup:
+//
+//   estimate = speedup(base) * gain(option)
+//
+// gain() is what the option gave alone on the original when it was judged
+// alone; else the best that its family (same rewrite and site, other
+// parameter values) added to the plan it extended, a little discounted; else
+// the mean of what the same rewrite added elsewhere, discounted more; else a
+// prior: 1 for an option with the rewrite's default values, slightly less
+// for its other values and for rewrites that pay less often, so that every
+// rewrite and site is tried once before parameters are tuned, and a rewrite
+// that made things slower is tried less. Options
+// refused alone are never proposed again (a composition would not make them
+// right).
+//
+// Each call expands the best `BeamWidth` usable plans (correct, not slower,
+// not mixed) shorter than `MaxDepth` that were not expanded yet, then
+// returns the few best frontier entries: small batches keep the search
+// adaptive, so a budget is spent on extensions of what was measured faster
+// rather than on the tail of the first round. Plans are sets of steps for
+// deduplication: a permutation of a plan already proposed is not proposed.
 //
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Agent.h"
@@ -16,6 +30,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include <optional>
 
 using namespace llvm;
 
@@ -25,15 +40,35 @@ namespace {
 /// A prior over the catalogue: what usually pays on memory-bound kernels
 /// comes first, so that a tight budget tries it first.
 unsigned rewritePriority(StringRef Name) {
-  static const char *Order[] = {"vectorize-loads", "register-cache",
-                                "warp-reduce",     "fast-math",
-                                "hoist-invariant", "read-only-cache",
-                                "launch",          "unroll"};
+  static const char *Order[] = {
+      "vectorize-loads", "register-cache",  "warp-reduce", "fast-math",
+      "hoist-invariant", "read-only-cache", "launch",      "unroll"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;
   return std::size(Order);
 }
+
+/// The rewrite and site of an option, without its own parameter values.
+std::string familyOf(const RewriteParams &P) {
+  return P.Name + ":" + P.Kernel + ":" + P.Loop;
+}
+
+/// A plan's steps as an order-free key.
+std::string setKey(std::vector<std::string> Steps) {
+  llvm::sort(Steps);
+  return formatSteps(Steps);
+}
+
+struct Entry {
+  std::vector<std::string> Base;
+  std::string Option; ///< the `--apply=` text added to Base
+  std::string Family;
+  bool DefaultValues = true;
+  unsigned Priority = 0, Order = 0;
+  std::string Rationale;
+  bool ChangesRounding = false;
+};
 
 class SearchAgent : public Agent {
 public:
@@ -43,115 +78,191 @@ public:
 
 private:
   SearchOptions Opts;
-  StringSet<> Expanded; ///< plans already extended
-  StringSet<> Proposed; ///< candidate keys already proposed
+  StringSet<> Expanded;     ///< plans already extended
+  StringSet<> ProposedSets; ///< plans (as sets) already in the frontier
+  std::vector<Entry> Frontier;
+  unsigned NextOrder = 0;
+  /// Geometric-mean speedup of every plan judged correct, and 1 for the
+  /// original; refreshed by each propose().
+  StringMap<double> JudgedSpeedup;
 
-  /// How a single option fared alone: 0 faster, 1 no change, 2 not judged,
-  /// 3 slower or mixed, 4 refused.
-  unsigned aloneScore(const AgentContext &Ctx, StringRef Option) const;
-  bool allowed(const AgentContext &Ctx, const RewriteOption &O) const;
+  void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
+  /// The estimated gain of \p E's option; none: do not propose it.
+  std::optional<double> gain(const AgentContext &Ctx, const Entry &E) const;
 };
 
-bool SearchAgent::allowed(const AgentContext &Ctx,
-                          const RewriteOption &O) const {
+bool allowed(const AgentContext &Ctx, const RewriteOption &O) {
   // Assuming no aliasing is only sound when the spec says so: the harness
   // never passes aliasing buffers, so it could not catch the error.
   auto It = O.Params.Values.find("assume-noalias");
-  if (It != O.Params.Values.end() && It->second != "0" && !Ctx.SpecNoAlias)
-    return false;
-  return true;
+  return It == O.Params.Values.end() || It->second == "0" || Ctx.SpecNoAlias;
 }
 
-unsigned SearchAgent::aloneScore(const AgentContext &Ctx,
-                                 StringRef Option) const {
-  for (const Evaluation &E : *Ctx.History) {
-    if (E.Cand.Steps.size() != 1 || E.Cand.Steps[0] != Option ||
-        !E.Cand.ReplacementSource.empty())
-      continue;
-    if (E.Status != EvalStatus::Evaluated || !E.Result)
-      return 2;
-    switch (E.Result->Verdict) {
-    case Verdict::Faster:
-      return 0;
-    case Verdict::NoChange:
-      return 1;
-    case Verdict::Refused:
-      return 4;
-    case Verdict::Slower:
-    case Verdict::Mixed:
-      return 3;
-    }
-    return 3;
+/// The single-step evaluation of \p Option on the original, if judged.
+const Evaluation *judgedAlone(const AgentContext &Ctx, StringRef Option) {
+  for (const Evaluation &E : *Ctx.History)
+    if (E.Cand.Steps.size() == 1 && E.Cand.Steps[0] == Option &&
+        E.Cand.ReplacementSource.empty())
+      return &E;
+  return nullptr;
+}
+
+bool isRefused(const Evaluation &E) {
+  return E.Status == EvalStatus::Evaluated && E.Result &&
+         E.Result->Verdict == Verdict::Refused;
+}
+
+void SearchAgent::expand(const AgentContext &Ctx,
+                         const std::vector<std::string> &Base) {
+  Expanded.insert(formatSteps(Base));
+  Expected<std::vector<RewriteOption>> Options = Ctx.OptionsAfter(Base);
+  if (!Options) {
+    // The plan was judged, so it applies; a failure here is the frontend's.
+    // Skip this base rather than end the search.
+    consumeError(Options.takeError());
+    return;
   }
-  return 2;
+  for (const RewriteOption &O : *Options) {
+    if (!allowed(Ctx, O))
+      continue;
+    std::string Text = formatRewriteParams(O.Params);
+    if (llvm::is_contained(Base, Text))
+      continue;
+    std::vector<std::string> Steps = Base;
+    Steps.push_back(Text);
+    if (!ProposedSets.insert(setKey(Steps)).second)
+      continue;
+    Entry E;
+    E.Base = Base;
+    E.Option = std::move(Text);
+    E.Family = familyOf(O.Params);
+    E.DefaultValues = O.Params.Values.empty();
+    E.Priority = rewritePriority(O.Params.Name);
+    E.Order = NextOrder++;
+    E.Rationale = O.Detail;
+    E.ChangesRounding = O.ChangesRounding;
+    Frontier.push_back(std::move(E));
+  }
 }
 
-Expected<std::vector<Candidate>>
-SearchAgent::propose(const AgentContext &Ctx) {
-  // The plans to extend: the original first, then the best usable ones.
-  std::vector<std::vector<std::string>> Bases;
-  if (!Expanded.contains(formatSteps({})))
-    Bases.push_back({});
-  else {
-    std::vector<const Evaluation *> Usable;
-    for (const Evaluation &E : *Ctx.History)
-      if (E.isUsable() && E.Cand.ReplacementSource.empty() &&
-          E.Cand.Steps.size() < Opts.MaxDepth &&
-          !Expanded.contains(formatSteps(E.Cand.Steps)))
-        Usable.push_back(&E);
-    llvm::stable_sort(Usable, [](const Evaluation *A, const Evaluation *B) {
-      return A->speedup() > B->speedup();
-    });
-    for (const Evaluation *E : Usable) {
-      if (Bases.size() == Opts.BeamWidth)
-        break;
-      Bases.push_back(E->Cand.Steps);
+std::optional<double> SearchAgent::gain(const AgentContext &Ctx,
+                                        const Entry &E) const {
+  if (const Evaluation *Alone = judgedAlone(Ctx, E.Option)) {
+    if (isRefused(*Alone))
+      return std::nullopt;
+    if (Alone->Status == EvalStatus::Evaluated && Alone->Result)
+      return Alone->Result->GeoMeanSpeedup;
+    // Alone it changed nothing (same PTX) or could not be judged: as part
+    // of a composition it may still matter, but try it late.
+    if (!E.Base.empty())
+      return 0.9;
+  }
+  // What the last step of judged plans of the same family (same rewrite and
+  // site), else of the same rewrite, gained over the plan it extended.
+  std::optional<double> Family;
+  double RewriteSum = 0;
+  unsigned RewriteCount = 0;
+  StringRef Name = StringRef(E.Family).split(':').first;
+  for (const Evaluation &H : *Ctx.History) {
+    if (H.Cand.Steps.empty() || !H.Cand.ReplacementSource.empty() ||
+        H.Status != EvalStatus::Evaluated || !H.Result)
+      continue;
+    std::vector<std::string> Base(H.Cand.Steps.begin(), H.Cand.Steps.end() - 1);
+    auto B = JudgedSpeedup.find(formatSteps(Base));
+    if (B == JudgedSpeedup.end())
+      continue;
+    Expected<RewriteParams> P = RewriteParams::parse(H.Cand.Steps.back());
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
     }
+    double Rel = isRefused(H) ? 0.8 : H.Result->GeoMeanSpeedup / B->second;
+    if (familyOf(*P) == E.Family)
+      Family = std::max(Family.value_or(0), Rel * 0.98);
+    if (P->Name == Name) {
+      RewriteSum += Rel;
+      ++RewriteCount;
+    }
+  }
+  if (Family)
+    return *Family;
+  if (RewriteCount)
+    return RewriteSum / RewriteCount * 0.95;
+  return (E.DefaultValues ? 1.0 : 0.97) - 0.005 * E.Priority;
+}
+
+Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
+  // Expand the original first, then the best usable plans not expanded yet.
+  if (!Expanded.contains(formatSteps({}))) {
+    ProposedSets.insert(setKey({}));
+    expand(Ctx, {});
+  }
+  std::vector<const Evaluation *> Usable;
+  for (const Evaluation &E : *Ctx.History)
+    if (E.isUsable() && E.Cand.ReplacementSource.empty())
+      Usable.push_back(&E);
+  llvm::stable_sort(Usable, [](const Evaluation *A, const Evaluation *B) {
+    return A->speedup() > B->speedup();
+  });
+  if (Usable.size() > Opts.BeamWidth)
+    Usable.resize(Opts.BeamWidth);
+  for (const Evaluation *E : Usable)
+    if (E->Cand.Steps.size() < Opts.MaxDepth &&
+        !Expanded.contains(formatSteps(E->Cand.Steps)))
+      expand(Ctx, E->Cand.Steps);
+
+  JudgedSpeedup.clear();
+  JudgedSpeedup[formatSteps({})] = 1.0;
+  StringMap<double> BaseSpeedup = JudgedSpeedup; // usable plans only
+  for (const Evaluation &E : *Ctx.History) {
+    if (!E.Cand.ReplacementSource.empty() || E.speedup() <= 0)
+      continue;
+    JudgedSpeedup[formatSteps(E.Cand.Steps)] = E.speedup();
+    if (E.isUsable())
+      BaseSpeedup[formatSteps(E.Cand.Steps)] = E.speedup();
   }
 
   struct Scored {
-    Candidate C;
-    unsigned Score, Priority, Order;
+    unsigned Index;
+    double Estimate;
   };
-  std::vector<Scored> Out;
-  for (const std::vector<std::string> &Base : Bases) {
-    Expanded.insert(formatSteps(Base));
-    Expected<std::vector<RewriteOption>> Opts = Ctx.OptionsAfter(Base);
-    if (!Opts) {
-      // The plan was judged, so it applies; a failure here is the
-      // frontend's. Skip this base rather than end the search.
-      consumeError(Opts.takeError());
-      continue;
-    }
-    for (const RewriteOption &O : *Opts) {
-      if (!allowed(Ctx, O))
-        continue;
-      std::string Text = formatRewriteParams(O.Params);
-      if (llvm::is_contained(Base, Text))
-        continue;
-      Candidate C;
-      C.Steps = Base;
-      C.Steps.push_back(Text);
-      C.Origin = "search";
-      C.Rationale = O.Detail;
-      C.ChangesRounding = O.ChangesRounding;
-      if (!Proposed.insert(C.key()).second)
-        continue;
-      unsigned Score = Base.empty() ? 2 : aloneScore(Ctx, Text);
-      if (Score == 4)
-        continue; // refused alone: a composition would not make it right
-      Out.push_back({std::move(C), Score, rewritePriority(O.Params.Name),
-                     unsigned(Out.size())});
-    }
+  std::vector<Scored> Ranked;
+  std::vector<Entry> Kept;
+  for (Entry &E : Frontier) {
+    auto Base = BaseSpeedup.find(formatSteps(E.Base));
+    std::optional<double> G = gain(Ctx, E);
+    if (Base == BaseSpeedup.end() || !G)
+      continue; // its base is no longer usable, or the option was refused
+    Ranked.push_back({unsigned(Kept.size()), Base->second * *G});
+    Kept.push_back(std::move(E));
   }
-  llvm::stable_sort(Out, [](const Scored &A, const Scored &B) {
-    return std::tie(A.Score, A.Priority, A.Order) <
-           std::tie(B.Score, B.Priority, B.Order);
+  llvm::stable_sort(Ranked, [&](const Scored &A, const Scored &B) {
+    const Entry &EA = Kept[A.Index], &EB = Kept[B.Index];
+    return std::make_tuple(-A.Estimate, EA.Priority, EA.Order) <
+           std::make_tuple(-B.Estimate, EB.Priority, EB.Order);
   });
-  std::vector<Candidate> Result;
-  for (Scored &S : Out)
-    Result.push_back(std::move(S.C));
-  return std::move(Result);
+
+  unsigned BatchSize = std::max(4u, 2 * std::max(1u, Ctx.Parallelism));
+  std::vector<Candidate> Batch;
+  std::vector<bool> Taken(Kept.size(), false);
+  for (const Scored &S : Ranked) {
+    if (Batch.size() == BatchSize)
+      break;
+    Entry &E = Kept[S.Index];
+    Candidate C;
+    C.Steps = E.Base;
+    C.Steps.push_back(E.Option);
+    C.Origin = "search";
+    C.Rationale = E.Rationale;
+    C.ChangesRounding = E.ChangesRounding;
+    Batch.push_back(std::move(C));
+    Taken[S.Index] = true;
+  }
+  Frontier.clear();
+  for (unsigned I = 0; I < Kept.size(); ++I)
+    if (!Taken[I])
+      Frontier.push_back(std::move(Kept[I]));
+  return std::move(Batch);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- AgentMode.cpp - --agent-rewrite: find, prove and keep faster kernels ===//
+//===- AgentMode.cpp - --agent-rewrite: find, prove and keep faster kernels
+//===//
 //
 //   astra-opt --agent-rewrite in.cu [--spec s.json] [--kernel=NAME]
 //             [-o out.cu | --in-place] [--report r.json] [--plan p.json]
@@ -78,10 +79,10 @@ static cl::opt<bool>
              cl::desc("--agent-rewrite: print a unified diff of the result "
                       "(to stdout, instead of the file unless -o is given)"),
              cl::cat(AstraCategory));
-static cl::opt<bool> DryRun(
-    "dry-run",
-    cl::desc("--agent-rewrite: list what would be tried; needs no GPU"),
-    cl::cat(AstraCategory));
+static cl::opt<bool>
+    DryRun("dry-run",
+           cl::desc("--agent-rewrite: list what would be tried; needs no GPU"),
+           cl::cat(AstraCategory));
 static cl::opt<bool> NoPrune(
     "no-prune",
     cl::desc("--agent-rewrite: judge candidates that add register spills"),
@@ -169,12 +170,17 @@ static Error printDryRun(const CompileSetup &Setup, const InputSource &In,
       auto It = O.Params.Values.find("assume-noalias");
       return It != O.Params.Values.end() && It->second != "0" && !K.NoAlias;
     });
-    outs() << "\n" << K.Kernel << ": " << Opts->size()
-           << " first-round candidate(s)";
+    outs() << "\n"
+           << K.Kernel << ": " << Opts->size() << " first-round candidate(s)";
     outs() << (Opts->empty() ? " (no rewrite applies)\n" : "\n");
-    for (const RewriteOption &O : *Opts)
-      outs() << "  " << formatRewriteParams(O.Params) << "  -- " << O.Detail
-             << (O.ChangesRounding ? " [changes rounding]" : "") << "\n";
+    // The search tries each rewrite and site with its default values first
+    // and tunes the other values of what paid.
+    for (bool Defaults : {true, false})
+      for (const RewriteOption &O : *Opts)
+        if (O.Params.Values.empty() == Defaults)
+          outs() << "  " << formatRewriteParams(O.Params) << "  -- " << O.Detail
+                 << (O.ChangesRounding ? " [changes rounding]" : "")
+                 << (Defaults ? "" : " [tuned after its default]") << "\n";
   }
   outs() << "\nEach is compiled to PTX here and judged on the GPU; the best "
             "are extended with further rewrites, and only a candidate that "
@@ -202,13 +208,13 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   if (Budget == 0 || BeamWidth == 0 || Depth == 0)
     return makeInputError("--budget, --beam-width and --depth must be at "
                           "least 1");
-  std::string Spec = SpecFile.empty() ? defaultSpecPath(In.FileName)
-                                      : SpecFile.getValue();
+  std::string Spec =
+      SpecFile.empty() ? defaultSpecPath(In.FileName) : SpecFile.getValue();
   CompileSetup Setup = SetupIn;
   Setup.ReusePreamble = true;
   // From here on Ctrl-C stops the search cleanly instead of killing it.
   auto *OldHandler = std::signal(SIGINT, onInterrupt);
-  auto Restore = llvm::make_scope_exit([&] { std::signal(SIGINT, OldHandler); });
+  llvm::scope_exit Restore([&] { std::signal(SIGINT, OldHandler); });
   if (DryRun)
     return printDryRun(Setup, In, Spec);
   // No GPU: say so before any work.
@@ -239,8 +245,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     errs() << "astra-opt: " << Line << "\n";
   };
   std::string KeepDir = HarnessKeep;
-  AO.MakeEvaluator = [&](const KernelSpec &K, StringRef OrigPtx)
-      -> Expected<std::unique_ptr<Evaluator>> {
+  AO.MakeEvaluator =
+      [&](const KernelSpec &K,
+          StringRef OrigPtx) -> Expected<std::unique_ptr<Evaluator>> {
     if (!AgentReplay.empty())
       return createReplayEvaluator(AgentReplay, K.Kernel);
     SessionOptions SO;

@@ -85,6 +85,9 @@ struct AgentContext {
   const std::vector<Evaluation> *History = nullptr;
   const Evaluation *Best = nullptr; ///< the best verified so far, or null
   unsigned Round = 0;
+  /// Candidates the evaluator judges at once (one per GPU worker): a batch
+  /// of about twice as many keeps every worker busy.
+  unsigned Parallelism = 1;
   /// The catalogue options available on the file a plan produces (cached by
   /// the loop; an error when the plan does not apply).
   std::function<llvm::Expected<std::vector<RewriteOption>>(

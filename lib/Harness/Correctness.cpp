@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "RefStore.h"
 #include "Worker.h"
+#include "WorkerPhases.h"
 #include "astra/Harness/InputGen.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -41,11 +42,13 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   Expected<ArgBuffers> In = ArgBuffers();
   if (Mode == WorkerMode::Candidate) {
     // The original's side of this case, computed once by the session.
+    ScopedPhase P(Phase::RefIO);
     if (Error E = readRefCase(job().RefDir, CasePrefix, NA, *In, Outs[Orig]))
       return fail(Reason::Crash, Orig,
                   "cannot load the original's case " + Where + ": " +
                       errorText(std::move(E)));
   } else {
+    ScopedPhase P(Phase::InputGen);
     In = generateInputs(*K, Sh, L, G);
   }
   if (!In) {
@@ -106,9 +109,8 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
         const ArgSpec &AS = K->Args[I];
         const DevBuf &B = Bufs[I];
         // Guards: nothing written outside any buffer.
-        if (!ok(A.MemcpyDtoH(Guard.data(), B.Base, GuardBytes), "download") ||
-            !ok(A.MemcpyDtoH(Guard.data() + GuardBytes, B.ptr() + B.Bytes,
-                             GuardBytes),
+        if (!ok(dtoh(Guard.data(), B.Base, GuardBytes), "download") ||
+            !ok(dtoh(Guard.data() + GuardBytes, B.ptr() + B.Bytes, GuardBytes),
                 "download"))
           return false;
         for (size_t J = 0; J < Guard.size(); ++J) {
@@ -132,7 +134,7 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
             continue; // inputs are uploaded once per kernel: check after
                       // its second run
           std::vector<uint8_t> Now(B.Bytes);
-          if (!ok(A.MemcpyDtoH(Now.data(), B.ptr(), B.Bytes), "download"))
+          if (!ok(dtoh(Now.data(), B.ptr(), B.Bytes), "download"))
             return false;
           if (Now != (*In)[I]) {
             size_t First = 0;
@@ -153,8 +155,7 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
           continue;
         }
         O[I].resize(B.Bytes);
-        if (B.Bytes &&
-            !ok(A.MemcpyDtoH(O[I].data(), B.ptr(), B.Bytes), "download"))
+        if (B.Bytes && !ok(dtoh(O[I].data(), B.ptr(), B.Bytes), "download"))
           return false;
       }
     }
@@ -211,6 +212,7 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
 
   if (Mode == WorkerMode::Reference) {
     // Stored for the session's candidates; nothing to compare here.
+    ScopedPhase P(Phase::RefIO);
     if (Error E = writeRefCase(job().RefDir, CasePrefix, *In, Outs[Orig])) {
       F = Failure{Reason::Crash, Party::Harness,
                   "cannot store the original's case: " +

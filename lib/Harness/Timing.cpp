@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Worker.h"
+#include "WorkerPhases.h"
 #include "astra/Harness/InputGen.h"
 #include "astra/Harness/Stats.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -34,8 +35,7 @@ bool Worker::checkTimedOutputs(
         if (AS.IsScalar || AS.Role == ArgRole::In || !L.Args[I].Bytes)
           continue;
         Got.resize(L.Args[I].Bytes);
-        if (!ok(A.MemcpyDtoH(Got.data(), Copies[W][C][I], Got.size()),
-                "download"))
+        if (!ok(dtoh(Got.data(), Copies[W][C][I], Got.size()), "download"))
           return false;
         ArrayRef<uint8_t> R0 = Ref[0][I], R1 = Ref[1][I];
         size_t N = L.Args[I].Count;
@@ -69,6 +69,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   const WorkerShape &WS = job().Shapes[Index];
   Shape Sh = WS.shape();
   Out.Progress(Party::Candidate, "timing shape " + Sh.str());
+  ScopedPhase Phase(Phase::Timing);
   Expected<ResolvedLaunch> L = resolve(*K, Sh);
   if (!L) {
     Out.Result.Notes.push_back("not timed: " + errorText(L.takeError()));
@@ -83,6 +84,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   } else {
     GenOptions G;
     G.Seed = 77 + Index;
+    ScopedPhase P(Phase::InputGen);
     In = generateInputs(*K, Sh, *L, G);
   }
   if (!In) {
@@ -201,8 +203,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
         continue;
       Ref[Run][I].resize(L->Args[I].Bytes);
       if (L->Args[I].Bytes &&
-          !ok(A.MemcpyDtoH(Ref[Run][I].data(), Copies[Orig][0][I],
-                           L->Args[I].Bytes),
+          !ok(dtoh(Ref[Run][I].data(), Copies[Orig][0][I], L->Args[I].Bytes),
               "download"))
         return Cleanup(), false;
     }

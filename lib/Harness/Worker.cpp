@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Worker.h"
+#include "WorkerPhases.h"
 #include "astra/Harness/Verify.h"
 #include "astra/Support/Output.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +44,7 @@ bool Worker::loadJob(const WorkerJob &J) {
     Reference.emplace();
     Reference->Shapes.resize(J.Shapes.size());
   } else if (J.Mode == WorkerMode::Candidate) {
+    ScopedPhase P(Phase::RefIO);
     Expected<RefIndex> RI = readRefIndex(J.RefDir);
     if (!RI || RI->Shapes.size() != J.Shapes.size()) {
       Out.Status = WorkerStatus::Error;
@@ -56,6 +58,7 @@ bool Worker::loadJob(const WorkerJob &J) {
   const std::string *const Ptx[3] = {&J.OrigPtx, &J.CandPtx, &J.OrigPtx};
   const std::string *const Entry[3] = {&J.OrigEntry, &J.CandEntry,
                                        &J.OrigEntry};
+  ScopedPhase P(Phase::LoadModules);
   return loadModules(Ptx, Entry);
 }
 
@@ -102,6 +105,9 @@ int runHarnessWorker(StringRef JobPath) {
   std::string ResultPath = resultPathFor(JobPath);
   auto Finish = [&](WorkerOutcome &O) {
     O.Result.WorkerSeconds = worker::secondsSince(Start);
+    if (getenv("ASTRA_WORKER_PHASES"))
+      errs() << "worker phases: "
+             << worker::describePhases(O.Result.WorkerSeconds) << "\n";
     if (Error E = writeFileAtomically(ResultPath, O.toJSONText()))
       return reportError(std::move(E), "astra-opt worker");
     return 0;
@@ -121,7 +127,12 @@ int runHarnessWorker(StringRef JobPath) {
     errs().flush();
   };
   W.Out.Progress(Party::Harness, "starting the CUDA driver");
-  if (W.init()) {
+  bool Started;
+  {
+    worker::ScopedPhase P(worker::Phase::Init);
+    Started = W.init();
+  }
+  if (Started) {
     Expected<WorkerJob> Job = waitForJob(JobPath);
     if (!Job) {
       W.Out.Status = WorkerStatus::Error;

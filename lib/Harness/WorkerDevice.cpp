@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "WorkerDevice.h"
+#include "WorkerPhases.h"
 #include "astra/Harness/Stats.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
@@ -230,6 +231,7 @@ bool DeviceContext::loadModules(const std::string *const (&Ptx)[3],
 
 bool DeviceContext::upload(cu::DevicePtr To, const void *From, size_t Bytes,
                            const Twine &What) {
+  ScopedPhase P(Phase::Upload);
   return ok(A.MemcpyHtoD(To, From, Bytes), What) &&
          ok(A.CtxSynchronize(), What);
 }
@@ -280,7 +282,13 @@ bool DeviceContext::launch(int W, const ResolvedLaunch &L,
               "launch failed: " + cu::describe(A, R), cu::isStickyError(R));
 }
 
+cu::Result DeviceContext::dtoh(void *To, cu::DevicePtr From, size_t Bytes) {
+  ScopedPhase P(Phase::Download);
+  return A.MemcpyDtoH(To, From, Bytes);
+}
+
 bool DeviceContext::syncAfter(int W, const Twine &Where) {
+  ScopedPhase P(Phase::Run);
   cu::Result R = A.StreamSynchronize(S);
   if (R == cu::Success)
     return true;

@@ -103,6 +103,8 @@ protected:
   bool launch(int W, const ResolvedLaunch &L,
               const std::vector<cu::DevicePtr> &Ptrs);
   bool syncAfter(int W, const llvm::Twine &Where);
+  /// cuMemcpyDtoH, counted as download time (WorkerPhases.h).
+  cu::Result dtoh(void *To, cu::DevicePtr From, size_t Bytes);
   /// Fills every SM's shared memory with run \p Run's pattern.
   bool scrub(unsigned Run);
 

@@ -41,6 +41,9 @@ if config.cuda_path and os.path.exists(
 if shutil.which("ptxas") or (config.cuda_path and os.path.exists(
         os.path.join(config.cuda_path, "bin", "ptxas"))):
     config.available_features.add("ptxas")
+if shutil.which("nvcc") or (config.cuda_path and os.access(
+        os.path.join(config.cuda_path, "bin", "nvcc"), os.X_OK)):
+    config.available_features.add("nvcc")
 
 
 def has_cuda_device():

@@ -30,6 +30,7 @@ config.substitutions.append(("%astra-opt", os.path.join(config.astra_tools_dir, 
 config.substitutions.append(("%astra-session-bench", os.path.join(config.astra_tools_dir, "astra-session-bench")))
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 config.substitutions.append(("%kernels", os.path.join(config.astra_src_root, "kernels")))
+config.substitutions.append(("%examples", os.path.join(config.astra_src_root, "examples")))
 config.substitutions.append(("%cuda_path", config.cuda_path))
 
 # Features: what this machine can do.

@@ -4,11 +4,13 @@
 #
 #   bench/gpu-check.sh [--prefix DIR] [--tests DIR] [--kernels DIR]
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
-#                      [--lit "Harness Agent"] [--agent-suite]
+#                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
-#     control run) against the installed astra-opt;
+#     control run, both backends; test/Agent; test/Build: examples/vecops
+#     built with the installed CMake package and run) against the installed
+#     astra-opt;
 #  2. runs the control (original against itself, `astra-opt --verify k.cu`)
 #     on every kernel of the suite, all shapes, and keeps each --report;
 #  2b. with --agent-suite, runs bench/agent-suite.sh (--agent-rewrite on
@@ -35,7 +37,7 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
-skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent"
+skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent Build"
 backends=0; plans=""
 while [ $# -gt 0 ]; do
   case "$1" in

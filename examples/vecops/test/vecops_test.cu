@@ -36,8 +36,8 @@ static void expectNear(const char *what, int i, float got, float want,
 template <typename T> static T *toDevice(const std::vector<T> &h) {
   T *d = nullptr;
   CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T) + 64));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T),
-                        cudaMemcpyHostToDevice));
+  CHECK_CUDA(
+      cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
@@ -55,8 +55,8 @@ static void testScaleAdd(int n, int offset) {
   vecops_scale_add(dy + offset, dx + offset, 1.5f, n, 0);
   std::vector<float> got = toHost(dy, n + offset);
   for (int i = 0; i < n + offset; ++i)
-    expectNear("scale_add", i, got[i],
-               i < offset ? y[i] : 1.5f * x[i] + y[i], 1e-6f, 1e-6f);
+    expectNear("scale_add", i, got[i], i < offset ? y[i] : 1.5f * x[i] + y[i],
+               1e-6f, 1e-6f);
   cudaFree(dx);
   cudaFree(dy);
 }

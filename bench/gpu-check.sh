@@ -4,14 +4,22 @@
 #
 #   bench/gpu-check.sh [--prefix DIR] [--tests DIR] [--kernels DIR]
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
-#                      [--lit "Harness Agent"] [--agent-suite]
+#                      [--lit "Harness Agent Build"] [--agent-suite]
+#                      [--backends [--plans DIR]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
-#     control run) against the installed astra-opt;
+#     control run, both backends; test/Agent; test/Build: examples/vecops
+#     built with the installed CMake package and run) against the installed
+#     astra-opt;
 #  2. runs the control (original against itself, `astra-opt --verify k.cu`)
 #     on every kernel of the suite, all shapes, and keeps each --report;
 #  2b. with --agent-suite, runs bench/agent-suite.sh (--agent-rewrite on
 #     every kernel, default budgets) into OUT/agent;
+#  2c. with --backends, per kernel of the suite and for each backend (clang,
+#     nvcc): the control run, and the best plan (PLANS/<kernel>.plan.json,
+#     e.g. from --agent-suite) replayed and verified against the original;
+#     keeps the reports, each side's PTX and (with ptxas and cuobjdump) SASS
+#     under OUT/backends, and prints a table of where the backends differ;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -23,11 +31,14 @@
 # --tools    a directory with lit/ (LLVM's lit), FileCheck and not (a GPU
 #            machine has no LLVM; default: PREFIX/share/astra-opt/test-tools)
 # --out      where logs and reports go (default: ./gpu-check-out)
+# --plans    the best plans for --backends (default: OUT/agent, where
+#            --agent-suite writes them; kernels without one: control only)
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
-skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent"
+skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent Build"
+backends=0; plans=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
@@ -39,7 +50,9 @@ while [ $# -gt 0 ]; do
     --skip-suite) skip_suite=1; shift ;;
     --agent-suite) agent_suite=1; shift ;;
     --lit) lit_dirs=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --backends) backends=1; shift ;;
+    --plans) plans=$2; shift 2 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -107,6 +120,96 @@ fi
 if [ $agent_suite = 1 ]; then
   echo "== --agent-rewrite over the kernel suite"
   "$here/agent-suite.sh" --prefix "$prefix" --kernels "$kernels" --out "$out/agent"
+fi
+
+if [ $backends = 1 ]; then
+  plans=${plans:-$out/agent}
+  bdir="$out/backends"; mkdir -p "$bdir"
+  echo "== backends: clang and nvcc over the kernel suite (plans: $plans)"
+  for spec in "$kernels"/*.astra.json; do
+    [ -e "$spec" ] || continue
+    name=$(basename "$spec" .astra.json)
+    cu="$kernels/$name.cu"
+    [ -e "$cu" ] || continue
+    best=""
+    if [ -f "$plans/$name.plan.json" ] &&
+       "$astra" --apply-plan "$plans/$name.plan.json" "$cu" \
+         -o "$bdir/$name.best.cu" 2> "$bdir/$name.best.log"; then
+      best="$bdir/$name.best.cu"
+    fi
+    for b in clang nvcc; do
+      common=(--backend=$b --cuda-path="$cuda" --spec "$spec")
+      "$astra" --verify "$cu" "${common[@]}" \
+        --report "$bdir/$name.$b.control.json" > "$bdir/$name.$b.control.log" 2>&1
+      printf '%-28s %-5s control rc=%d' "$name" $b $?
+      "$astra" --emit-ptx "$cu" "${common[@]}" -o "$bdir/$name.$b.orig.ptx" 2>/dev/null
+      if [ -n "$best" ]; then
+        "$astra" --verify "$cu" --candidate "$best" "${common[@]}" \
+          --report "$bdir/$name.$b.best.json" > "$bdir/$name.$b.best.log" 2>&1
+        printf '  best plan rc=%d' $?
+        "$astra" --emit-ptx "$best" "${common[@]}" -o "$bdir/$name.$b.best.ptx" 2>/dev/null
+      fi
+      echo
+    done
+  done
+  # SASS of every PTX, as ptxas builds it for the PTX's target.
+  if [ -x "$cuda/bin/ptxas" ] && [ -x "$cuda/bin/cuobjdump" ]; then
+    for ptx in "$bdir"/*.ptx; do
+      [ -e "$ptx" ] || continue
+      arch=$(sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$ptx" | head -1)
+      "$cuda/bin/ptxas" -arch="${arch:-sm_90a}" -v "$ptx" -o "${ptx%.ptx}.cubin" \
+        2> "${ptx%.ptx}.ptxas.txt" &&
+        "$cuda/bin/cuobjdump" -sass "${ptx%.ptx}.cubin" > "${ptx%.ptx}.sass"
+    done
+  fi
+  python3 - "$bdir" <<'EOF'
+import glob, json, os, re, sys
+bdir = sys.argv[1]
+def load(path):
+    try:
+        rep = json.load(open(path))
+    except Exception:
+        return []
+    return rep.get("kernels", [rep])
+def largest(r):
+    timed = [s for s in r["shapes"] if s.get("timing") and not s.get("generated")]
+    return max(timed, key=lambda s: s["timing"]["bytes"]) if timed else None
+def regs(path):
+    try:
+        return ",".join(re.findall(r"Used (\d+) registers", open(path).read())) or "-"
+    except OSError:
+        return "-"
+def sass_lines(path):
+    try:
+        return sum(1 for l in open(path) if re.match(r"\s+/\*[0-9a-f]{4}\*/", l))
+    except OSError:
+        return "-"
+names = sorted({os.path.basename(p).split(".")[0]
+                for p in glob.glob(os.path.join(bdir, "*.control.json"))})
+print("| kernel | largest shape | side | clang us | nvcc us | nvcc/clang | clang regs "
+      "| nvcc regs | clang SASS | nvcc SASS | clang verdict | nvcc verdict |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+fmt = lambda x: f"{x:.2f}" if x else "-"
+for n in names:
+    for side, tag, key, ptx in (("original", "control", "original_us", "orig"),
+                                ("best plan", "best", "candidate_us", "best")):
+        rows = {b: load(os.path.join(bdir, f"{n}.{b}.{tag}.json")) for b in ("clang", "nvcc")}
+        for i, r in enumerate(rows["clang"] or rows["nvcc"]):
+            cells = {}
+            for b in ("clang", "nvcc"):
+                rr = rows[b][i] if i < len(rows[b]) else None
+                big = largest(rr) if rr else None
+                cells[b] = (big["timing"][key] if big else None, rr["verdict"] if rr else "-",
+                            big["shape"] if big else "")
+            c, v = cells["clang"][0], cells["nvcc"][0]
+            ratio = f"{v / c:.3f}" if c and v else "-"
+            stat = lambda b, f: f(os.path.join(bdir, f"{n}.{b}.{ptx}" + (".ptxas.txt" if f is regs else ".sass")))
+            print(f"| {r['kernel']} | {cells['clang'][2] or cells['nvcc'][2]} | {side} | {fmt(c)} | {fmt(v)} "
+                  f"| {ratio} | {stat('clang', regs)} | {stat('nvcc', regs)} | {stat('clang', sass_lines)} "
+                  f"| {stat('nvcc', sass_lines)} | {cells['clang'][1]} | {cells['nvcc'][1]} |")
+print("\nFiles: OUT/backends/<kernel>.<backend>.{control,best}.json (reports naming the backend "
+      "and its flags), <kernel>.<backend>.{orig,best}.{ptx,sass}: diff them to explain a difference.")
+EOF
 fi
 
 echo "== summary"

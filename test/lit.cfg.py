@@ -30,6 +30,10 @@ config.substitutions.append(("%astra-opt", os.path.join(config.astra_tools_dir, 
 config.substitutions.append(("%astra-session-bench", os.path.join(config.astra_tools_dir, "astra-session-bench")))
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 config.substitutions.append(("%kernels", os.path.join(config.astra_src_root, "kernels")))
+config.substitutions.append(("%examples", os.path.join(config.astra_src_root, "examples")))
+# find_package(AstraOpt) of the astra-opt under test (build or installed tree).
+config.substitutions.append(("%astra_cmake_dir", os.path.normpath(
+    os.path.join(config.astra_tools_dir, "..", "lib", "cmake", "AstraOpt"))))
 config.substitutions.append(("%cuda_path", config.cuda_path))
 
 # Features: what this machine can do.
@@ -41,6 +45,15 @@ if config.cuda_path and os.path.exists(
 if shutil.which("ptxas") or (config.cuda_path and os.path.exists(
         os.path.join(config.cuda_path, "bin", "ptxas"))):
     config.available_features.add("ptxas")
+if shutil.which("nvcc") or (config.cuda_path and os.access(
+        os.path.join(config.cuda_path, "bin", "nvcc"), os.X_OK)):
+    config.available_features.add("nvcc")
+# CMake projects (test/Build): cmake and ninja; cmake --install needs the
+# build tree (a GPU machine runs the tests from an installed one).
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake-ninja")
+if os.path.exists(os.path.join(config.astra_obj_root, "CMakeCache.txt")):
+    config.available_features.add("build-tree")
 
 
 def has_cuda_device():

@@ -144,8 +144,129 @@ std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine,
   return Out;
 }
 
-Expected<std::vector<std::string>> loadProjectFlags(StringRef BuildDir,
-                                                    StringRef File) {
+/// nvcc options the backend sets itself, dropped with their value (separate
+/// or after '='): outputs, dependency files, language, target architectures.
+static bool isNvccValueOptionToDrop(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases({"-o", "--output-file", "-odir", "--output-directory"}, true)
+      .Cases({"-MF", "--dependency-output", "-MT", "--dependency-target-name"},
+             true)
+      .Cases({"-MQ", "-x", "--x", "-keep-dir", "--keep-dir"}, true)
+      .Cases({"-arch", "--gpu-architecture", "-gencode", "--generate-code"},
+             true)
+      .Cases({"-code", "--gpu-code", "--cuda-gpu-arch", "--offload-arch"}, true)
+      .Default(false);
+}
+
+/// nvcc phase and dependency options the backend replaces (-ptx, -cubin).
+static bool isNvccPhaseOption(StringRef A) {
+  return StringSwitch<bool>(A)
+      .Cases({"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"},
+             true)
+      .Cases({"-dlink", "--device-link", "-link", "--link", "-lib", "--lib"},
+             true)
+      .Cases({"-ptx", "--ptx", "-cubin", "--cubin", "-fatbin", "--fatbin"},
+             true)
+      .Cases({"-E", "--preprocess", "-M", "-MM", "-MD", "-MMD", "-MP"}, true)
+      .Cases({"--generate-dependencies", "--generate-nonsystem-dependencies"},
+             true)
+      .Cases({"--generate-dependencies-with-compile",
+              "--generate-nonsystem-dependencies-with-compile"},
+             true)
+      .Cases({"-run", "--run", "-keep", "--keep", "-optix-ir", "--optix-ir"},
+             true)
+      .Default(false);
+}
+
+/// nvcc options whose value is a path (made absolute), by spelling.
+static bool isNvccPathOption(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases({"-I", "--include-path", "-isystem", "--system-include"}, true)
+      .Cases({"-include", "--pre-include", "-L", "--library-path"}, true)
+      .Default(false);
+}
+
+/// nvcc options that take a separate value which must not be read as a
+/// source file or an option of its own.
+static bool takesNvccValue(StringRef A) {
+  return isNvccPathOption(A) ||
+         StringSwitch<bool>(A)
+             .Cases({"-D", "--define-macro", "-U", "--undefine-macro"}, true)
+             .Cases({"-Xcompiler", "--compiler-options", "-Xptxas",
+                     "--ptxas-options"},
+                    true)
+             .Cases({"-Xlinker", "--linker-options", "-Xnvlink",
+                     "--nvlink-options"},
+                    true)
+             .Cases({"-ccbin", "--compiler-bindir", "-std", "--std"}, true)
+             .Cases({"-maxrregcount", "--maxrregcount", "-rdc",
+                     "--relocatable-device-code"},
+                    true)
+             .Cases({"-t", "--threads", "-l", "--library"}, true)
+             .Default(false);
+}
+
+/// Parse flags (filterParseFlags) spelled for nvcc: what nvcc has no option
+/// for goes to the host compiler, which preprocesses nvcc's device pass too.
+static std::vector<std::string> parseFlagsForNvcc(ArrayRef<std::string> Flags) {
+  std::vector<std::string> Out = {"-O3"};
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    StringRef A = Flags[I];
+    if (A.starts_with("--cuda-path="))
+      continue;
+    if (A == "-fopenmp") {
+      Out.push_back("-Xcompiler=-fopenmp");
+    } else if ((A == "-iquote" || A == "-idirafter" || A == "-imacros") &&
+               I + 1 < Flags.size()) {
+      Out.push_back(("-Xcompiler=" + A + "," + Flags[++I]).str());
+    } else {
+      Out.push_back(A.str());
+    }
+  }
+  return Out;
+}
+
+std::vector<std::string> filterNvccFlags(ArrayRef<std::string> CommandLine,
+                                         StringRef File, StringRef Directory) {
+  if (CommandLine.empty() ||
+      !sys::path::stem(CommandLine.front()).starts_with("nvcc"))
+    return parseFlagsForNvcc(filterParseFlags(CommandLine, File, Directory));
+  std::vector<std::string> Out;
+  for (size_t I = 1; I < CommandLine.size(); ++I) {
+    StringRef A = CommandLine[I];
+    auto [Name, Value] = A.split('=');
+    bool Joined = A.contains('=');
+    if (A == File || (!A.starts_with("-") && isSource(A)) ||
+        isNvccPhaseOption(A))
+      continue;
+    if (isNvccValueOptionToDrop(Name)) {
+      if (!Joined)
+        ++I;
+      continue;
+    }
+    if (isNvccPathOption(Name)) {
+      if (Joined) {
+        Out.push_back((Name + "=" + absolute(Value, Directory)).str());
+      } else if (I + 1 < CommandLine.size()) {
+        Out.push_back(A.str());
+        Out.push_back(absolute(CommandLine[++I], Directory));
+      }
+      continue;
+    }
+    // -Idir and -isystemdir (nvcc accepts the joined spelling of both).
+    if (A.size() > 2 && A.starts_with("-I")) {
+      Out.push_back("-I" + absolute(A.drop_front(2), Directory));
+      continue;
+    }
+    Out.push_back(A.str());
+    if (!Joined && takesNvccValue(A) && I + 1 < CommandLine.size())
+      Out.push_back(CommandLine[++I]);
+  }
+  return Out;
+}
+
+Expected<ProjectCommand> loadCompileCommand(StringRef BuildDir,
+                                            StringRef File) {
   SmallString<256> DbPath(BuildDir);
   sys::path::append(DbPath, "compile_commands.json");
   std::string Err;
@@ -171,8 +292,9 @@ Expected<std::vector<std::string>> loadProjectFlags(StringRef BuildDir,
   if (Cmds.empty())
     return makeInputError(DiagLoc{DbPath.str().str()},
                           "no compile command for '" + File + "'");
-  const clang::tooling::CompileCommand &C = Cmds.front();
-  return filterParseFlags(C.CommandLine, C.Filename, C.Directory);
+  clang::tooling::CompileCommand &C = Cmds.front();
+  return ProjectCommand{std::move(C.CommandLine), std::move(C.Filename),
+                        std::move(C.Directory)};
 }
 
 } // namespace astra

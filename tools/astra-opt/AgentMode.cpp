@@ -14,6 +14,7 @@
 #include "Modes.h"
 #include "astra/Agent/Report.h"
 #include "astra/Agent/Run.h"
+#include "astra/Codegen/Backend.h"
 #include "astra/Harness/Session.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
@@ -266,6 +267,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     return createHarnessEvaluator(std::move(*S));
   };
 
+  // The compiler of every candidate's PTX, named in the reports.
+  std::string BackendLine = describeBackend(Setup);
+  AO.Loop.Progress(BackendLine);
   Expected<AgentResult> R = runAgent(Setup, AO);
   if (!R)
     return R.takeError();
@@ -273,7 +277,10 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   // The report first: it is wanted most when something below fails.
   if (!ReportFile.empty()) {
     std::string J;
-    raw_string_ostream(J) << formatv("{0:2}", reportToJSON(*R)) << "\n";
+    json::Value Report = reportToJSON(*R);
+    if (json::Object *O = Report.getAsObject())
+      (*O)["backend"] = backendToJSON(Setup);
+    raw_string_ostream(J) << formatv("{0:2}", Report) << "\n";
     if (Error E = writeFileAtomically(ReportFile, J))
       return E;
     SmallString<128> Md(ReportFile);
@@ -283,6 +290,10 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     std::string M;
     raw_string_ostream MS(M);
     printReportMarkdown(MS, *R);
+    // The backend line goes under the title.
+    size_t Title = M.find("\n\n");
+    M.insert(Title == std::string::npos ? M.size() : Title + 2,
+             "B" + BackendLine.substr(1) + "\n\n");
     if (Error E = writeFileAtomically(Md, M))
       return E;
   }

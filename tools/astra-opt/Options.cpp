@@ -1,5 +1,6 @@
 //===- Options.cpp - Command-line options shared by the modes -------------===//
 #include "Options.h"
+#include "astra/Codegen/Backend.h"
 #include "astra/Frontend/CompileDatabase.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
@@ -34,6 +35,13 @@ cl::list<std::string>
     ExtraArgs("extra-arg",
               cl::desc("Additional compiler argument (repeatable)"),
               cl::value_desc("arg"), cl::cat(AstraCategory));
+cl::opt<std::string> BackendName(
+    "backend",
+    cl::desc("PTX compiler for --emit-ptx, --ptx-stats, --verify and "
+             "--agent-rewrite: clang (default; in process, no toolkit "
+             "needed) or nvcc (the toolkit's, with the flags of -p's "
+             "compile_commands.json, else -O3; then --extra-arg)"),
+    cl::value_desc("clang|nvcc"), cl::init("clang"), cl::cat(AstraCategory));
 
 cl::opt<std::string> SpecFile("spec",
                              cl::desc("Launch spec of the input's kernels "
@@ -90,14 +98,30 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   CompileSetup S;
   S.GpuArch = GpuArch;
   S.CudaPath = findCudaPath(CudaPathOpt);
+  std::optional<CodegenBackend> B = parseBackendName(BackendName);
+  if (!B)
+    return makeInputError("--backend=" + BackendName +
+                          ": unknown backend; known: clang, nvcc");
+  S.Backend = *B;
   S.ResourceDir = findResourceDir();
   S.CompatDir = findCompatDir();
+  std::optional<ProjectCommand> Cmd;
   if (!BuildPath.empty()) {
-    Expected<std::vector<std::string>> Flags =
-        loadProjectFlags(BuildPath, FileName);
-    if (!Flags)
-      return Flags.takeError();
-    S.ExtraArgs = std::move(*Flags);
+    Expected<ProjectCommand> C = loadCompileCommand(BuildPath, FileName);
+    if (!C)
+      return C.takeError();
+    S.ExtraArgs = filterParseFlags(C->CommandLine, C->File, C->Directory);
+    Cmd = std::move(*C);
+  }
+  if (S.Backend == CodegenBackend::Nvcc) {
+    Expected<std::string> Nvcc = findNvcc(S.CudaPath);
+    if (!Nvcc)
+      return Nvcc.takeError();
+    S.NvccPath = std::move(*Nvcc);
+    S.NvccFlags =
+        Cmd ? filterNvccFlags(Cmd->CommandLine, Cmd->File, Cmd->Directory)
+            : std::vector<std::string>{"-O3"};
+    append_range(S.NvccFlags, ExtraArgs);
   }
   // --extra-arg comes last so that it can override the project's flags.
   S.ExtraArgs.insert(S.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());

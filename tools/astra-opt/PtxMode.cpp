@@ -1,7 +1,6 @@
 //===- PtxMode.cpp - --emit-ptx -------------------------------------------===//
 #include "Modes.h"
-#include "astra/Codegen/PtxEmitter.h"
-#include "astra/Codegen/PtxStats.h"
+#include "astra/Codegen/Backend.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 
@@ -24,15 +23,17 @@ Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
   Handled = EmitPtx || PtxStats;
   if (!Handled)
     return Error::success();
+  bool Nvcc = Setup.Backend == CodegenBackend::Nvcc;
   std::string Ptxas;
-  if (PtxStats) {
+  if (PtxStats && !Nvcc) {
     // Say it before the compile: the user asked for something we cannot do.
     Ptxas = findCudaTool("ptxas", Setup.CudaPath);
     if (Ptxas.empty())
       return makeInputError("--ptx-stats: ptxas is missing (not in "
                             "$CUDA_HOME/bin, --cuda-path or on the PATH)");
   }
-  Expected<std::string> Ptx = emitPtx(Setup, In.FileName, In.Code);
+  Expected<std::string> Ptx =
+      EmitPtx || !Nvcc ? emitPtx(Setup, In.FileName, In.Code) : std::string();
   if (!Ptx)
     return Ptx.takeError();
   if (EmitPtx)
@@ -40,7 +41,10 @@ Error runPtxMode(const CompileSetup &Setup, const InputSource &In,
       return E;
   if (!PtxStats)
     return Error::success();
-  auto Stats = runPtxas(Ptxas, Setup.GpuArch, *Ptx);
+  // nvcc: the resources of the cubin the project's flags build (its -Xptxas
+  // options and register limits included); clang: ptxas on the PTX.
+  auto Stats = Nvcc ? nvccResources(Setup, In.FileName, In.Code)
+                    : runPtxas(Ptxas, Setup.GpuArch, *Ptx);
   if (!Stats)
     return Stats.takeError();
   // Stats go to stdout unless the PTX itself went there.

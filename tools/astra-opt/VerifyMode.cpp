@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Modes.h"
-#include "astra/Codegen/PtxEmitter.h"
+#include "astra/Codegen/Backend.h"
 #include "astra/Frontend/KernelSource.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Harness/Verify.h"
@@ -104,6 +104,9 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     C = Ptx->second;
     return Error::success();
   };
+  // Which compiler made the PTX both sides run, and with which flags.
+  outs() << describeBackend(Setup) << "\n";
+  json::Value Backend = backendToJSON(Setup);
 
   json::Array Reports;
   for (const std::string &Name : Names) {
@@ -125,7 +128,10 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     if (Names.size() > 1)
       outs() << "\n";
     outs().flush();
-    Reports.push_back(toJSON(*R));
+    json::Value J = toJSON(*R);
+    if (json::Object *O = J.getAsObject())
+      (*O)["backend"] = Backend;
+    Reports.push_back(std::move(J));
   }
   if (!ReportFile.empty()) {
     json::Value V = Reports.size() == 1

@@ -67,3 +67,65 @@ TEST(CompileDatabaseTest, OpenMPFromAnySpelling) {
 }
 
 } // namespace
+std::vector<std::string> nvcc(std::vector<std::string> Cmd,
+                              llvm::StringRef Dir = "/b") {
+  return filterNvccFlags(Cmd, "/s/k.cu", Dir);
+}
+
+// --backend=nvcc: the build's own nvcc flags, less what the backend sets.
+TEST(CompileDatabaseTest, NvccKeepsCodegenFlags) {
+  EXPECT_EQ(
+      nvcc({"/usr/local/cuda/bin/nvcc",
+            "-DNDEBUG",
+            "-Iinc",
+            "-O3",
+            "--use_fast_math",
+            "-Xptxas",
+            "-v",
+            "-maxrregcount=64",
+            "-gencode",
+            "arch=compute_90a,code=sm_90a",
+            "-gencode=arch=compute_80,code=sm_80",
+            "-arch",
+            "sm_90",
+            "-x",
+            "cu",
+            "-c",
+            "/s/k.cu",
+            "-o",
+            "k.o",
+            "-MD",
+            "-MT",
+            "k.o",
+            "-MF",
+            "k.d",
+            "-std=c++17",
+            "--expt-relaxed-constexpr",
+            "-isystem=third",
+            "-Xcompiler=-fPIC",
+            "-rdc",
+            "true"},
+           "/proj/build"),
+      (std::vector<std::string>{
+          "-DNDEBUG", "-I/proj/build/inc", "-O3", "--use_fast_math", "-Xptxas",
+          "-v", "-maxrregcount=64", "-std=c++17", "--expt-relaxed-constexpr",
+          "-isystem=/proj/build/third", "-Xcompiler=-fPIC", "-rdc", "true"}));
+}
+
+TEST(CompileDatabaseTest, NvccDropsPhasesAndOutputs) {
+  EXPECT_EQ(nvcc({"nvcc-13", "-dc", "k.cu", "--output-file=k.o",
+                  "--gpu-architecture=sm_90a", "-ptx", "-cubin",
+                  "--generate-code=arch=compute_90,code=sm_90", "-include",
+                  "pre.h", "-Xcompiler", "-Wall"}),
+            (std::vector<std::string>{"-include", "/b/pre.h", "-Xcompiler",
+                                      "-Wall"}));
+}
+
+TEST(CompileDatabaseTest, NvccFromAnotherCompilersCommand) {
+  // clang++ compiling CUDA: its parse flags, in nvcc's spelling.
+  EXPECT_EQ(
+      nvcc({"clang++", "-x", "cuda", "-O2", "-Iinc", "-iquote", "q", "-fopenmp",
+            "--cuda-path=/cuda", "-DX", "-c", "/s/k.cu"}),
+      (std::vector<std::string>{"-O3", "-I/b/inc", "-Xcompiler=-iquote,/b/q",
+                                "-DX", "-Xcompiler=-fopenmp"}));
+}

@@ -1,4 +1,5 @@
-//===- CompileDatabase.h - Project flags from compile_commands.json -*- C++ -*-===//
+//===- CompileDatabase.h - Project flags from compile_commands.json -*- C++
+//-*-===//
 //
 // `astra-opt -p <build dir>` parses a file with the include paths and macros
 // its project compiles it with. The file's entry in
@@ -28,15 +29,32 @@ namespace astra {
 /// -arch/-gencode/--cuda-gpu-arch/--offload-arch, -Xcompiler and other nvcc
 /// options. One exception: -fopenmp, given directly or to the host compiler
 /// (-Xcompiler -fopenmp,...), is kept as -fopenmp so that <omp.h> is found.
-std::vector<std::string> filterParseFlags(llvm::ArrayRef<std::string> CommandLine,
-                                          llvm::StringRef File,
-                                          llvm::StringRef Directory);
+std::vector<std::string>
+filterParseFlags(llvm::ArrayRef<std::string> CommandLine, llvm::StringRef File,
+                 llvm::StringRef Directory);
 
-/// Reads \p BuildDir/compile_commands.json and returns the parse flags of
-/// \p File's entry (see filterParseFlags). Fails (bad input) when the
-/// database is missing or unreadable or has no entry for the file.
-llvm::Expected<std::vector<std::string>> loadProjectFlags(llvm::StringRef BuildDir,
-                                                          llvm::StringRef File);
+/// The flags nvcc compiles \p File with (--backend=nvcc): when the command's
+/// compiler is nvcc, all of its options but the sources, the outputs (-o,
+/// -odir, -M* dependency files), the phase options (-c, -dc, -ptx, -cubin,
+/// -E, ...), the language (-x) and the target architectures (-arch,
+/// -gencode, -code), which the backend chooses for the GPU at hand; paths
+/// made absolute against \p Directory. Another compiler's command (clang++,
+/// g++) gives its parse flags (filterParseFlags) in nvcc's spelling.
+std::vector<std::string>
+filterNvccFlags(llvm::ArrayRef<std::string> CommandLine, llvm::StringRef File,
+                llvm::StringRef Directory);
+
+/// One file's entry of a compilation database.
+struct ProjectCommand {
+  std::vector<std::string> CommandLine; ///< the compiler first
+  std::string File, Directory;
+};
+
+/// Reads \p BuildDir/compile_commands.json and returns \p File's entry.
+/// Fails (bad input) when the database is missing or unreadable or has no
+/// entry for the file.
+llvm::Expected<ProjectCommand> loadCompileCommand(llvm::StringRef BuildDir,
+                                                  llvm::StringRef File);
 
 } // namespace astra
 

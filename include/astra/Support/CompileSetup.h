@@ -17,6 +17,12 @@
 
 namespace astra {
 
+/// Which compiler turns a file into PTX (lib/Codegen, one file each).
+enum class CodegenBackend {
+  Clang, ///< in-process: Clang's CUDA device compile, the NVPTX backend
+  Nvcc,  ///< the CUDA toolkit's nvcc, with the project's own flags
+};
+
 struct CompileSetup {
   /// Target GPU, e.g. "sm_90a".
   std::string GpuArch = "sm_90a";
@@ -35,6 +41,16 @@ struct CompileSetup {
   bool ReusePreamble = false;
   /// Project flags (-I, -D, -std, ...) from compile_commands.json or the user.
   std::vector<std::string> ExtraArgs;
+
+  /// The PTX compiler (--backend). The parse for rewriting is Clang's
+  /// either way; only the codegen changes.
+  CodegenBackend Backend = CodegenBackend::Clang;
+  /// --backend=nvcc: the nvcc executable, and the flags it compiles the file
+  /// with in the project (compile_commands.json, else -O3, then --extra-arg)
+  /// without the sources, outputs, phase and architecture options, which the
+  /// backend sets itself (-arch=<GpuArch>, -ptx or -cubin).
+  std::string NvccPath;
+  std::vector<std::string> NvccFlags;
 
   /// The clang driver command line (argv[0] first) that compiles \p File for
   /// the device only. It reads what nvcc reads: the toolkit's include/cccl

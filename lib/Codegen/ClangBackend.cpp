@@ -1,5 +1,5 @@
-//===- PtxEmitter.cpp - In-process CUDA -> PTX ----------------------------===//
-#include "astra/Codegen/PtxEmitter.h"
+//===- ClangBackend.cpp - In-process CUDA -> PTX (--backend=clang) -------===//
+#include "astra/Codegen/Backend.h"
 #include "astra/Frontend/Parse.h"
 #include "astra/Support/ClangInvocation.h"
 #include "clang/CodeGen/CodeGenAction.h"
@@ -44,8 +44,8 @@ static Expected<std::string> compileToPtx(const CompileSetup &Setup,
   return std::string(Ptx.str());
 }
 
-Expected<std::string> emitPtx(const CompileSetup &Setup, StringRef FileName,
-                              StringRef Code) {
+Expected<std::string> emitPtxWithClang(const CompileSetup &Setup,
+                                       StringRef FileName, StringRef Code) {
   initNVPTX();
   std::string Diags;
   raw_string_ostream DiagOS(Diags);

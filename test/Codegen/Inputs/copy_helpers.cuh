@@ -1,0 +1,1 @@
+__device__ inline float scale(float x) { return x * COPY_SCALE; }

@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<Rewrite>> &getRewrites() {
     V.push_back(createReadOnlyCache());
     V.push_back(createFastMath());
     V.push_back(createHoistInvariant());
+    V.push_back(createWarpReduce());
     return V;
   }();
   return All;

@@ -9,8 +9,10 @@
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
-#     built with the installed CMake package and run) against the installed
-#     astra-opt;
+#     built with the installed CMake package and run; the GPU tests of
+#     warp-reduce and register-cache in test/Transforms) against the
+#     installed astra-opt; --lit takes directories or single test files under
+#     the test directory;
 #  2. runs the control (original against itself, `astra-opt --verify k.cu`)
 #     on every kernel of the suite, all shapes, and keeps each --report;
 #  2b. with --agent-suite, runs bench/agent-suite.sh (--agent-rewrite on
@@ -37,8 +39,8 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
-skip_lit=0; skip_suite=0; agent_suite=0; lit_dirs="Harness Agent Build"
-backends=0; plans=""
+skip_lit=0; skip_suite=0; agent_suite=0; backends=0; plans=""
+lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
@@ -93,7 +95,7 @@ EOF
   export LD_LIBRARY_PATH="$tools${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   python3 "$tools/lit.py" -sv -j 1 --time-tests \
     --param astra_site_config="$out/lit/lit.site.cfg.py" \
-    $(for d in $lit_dirs; do [ -d "$tests/$d" ] && echo "$tests/$d"; done) \
+    $(for d in $lit_dirs; do [ -e "$tests/$d" ] && echo "$tests/$d"; done) \
     > "$out/lit.log" 2>&1
   lit_rc=$?
   grep -E "^(PASS|FAIL|UNSUPPORTED|XFAIL|XPASS|UNRESOLVED):" "$out/lit.log" || true

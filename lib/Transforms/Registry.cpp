@@ -20,6 +20,8 @@ const std::vector<std::unique_ptr<Rewrite>> &getRewrites() {
     V.push_back(createReadOnlyCache());
     V.push_back(createFastMath());
     V.push_back(createHoistInvariant());
+    V.push_back(createWarpReduce());
+    V.push_back(createRegisterCache());
     return V;
   }();
   return All;

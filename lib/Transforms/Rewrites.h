@@ -13,6 +13,8 @@ std::unique_ptr<Rewrite> createReadOnlyCache();
 std::unique_ptr<Rewrite> createVectorizeLoads();
 std::unique_ptr<Rewrite> createFastMath();
 std::unique_ptr<Rewrite> createHoistInvariant();
+std::unique_ptr<Rewrite> createWarpReduce();
+std::unique_ptr<Rewrite> createRegisterCache();
 
 } // namespace astra
 

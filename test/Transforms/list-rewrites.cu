@@ -28,6 +28,10 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // CHECK-NEXT: list-rewrites.cu:10:48: read-only-cache:assume-noalias=1 scale: applies: 'in': 1 load(s) -> __ldg
 // CHECK-NEXT: list-rewrites.cu:12:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
 // CHECK-NEXT: list-rewrites.cu:12:14: hoist-invariant scale scale:L0: does not apply: 'in[i] / s' is not hoisted: 'in[i]' reads memory that may change
+// CHECK-NEXT: list-rewrites.cu:11:3: register-cache scale scale:L0: does not apply: no later loop of the block runs over the same row (same n, same thread index)
+// CHECK-NEXT: list-rewrites.cu:11:3: register-cache:packs=1 scale scale:L0: does not apply: no later loop
+// CHECK-NEXT: list-rewrites.cu:11:3: register-cache:packs=2 scale scale:L0: does not apply: no later loop
+// CHECK-NEXT: list-rewrites.cu:11:3: register-cache:packs=8 scale scale:L0: does not apply: no later loop{{.*}}
 // CHECK-NOT:  {{.}}
 
 // JSON:      "applies": true,

@@ -1,0 +1,383 @@
+//===- WarpReduceMatch.cpp - Shared-memory tree reductions ----------------===//
+#include "WarpReduceMatch.h"
+#include "Dataflow.h"
+#include "astra/Frontend/ExprMatch.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+const char *getTreeOpName(TreeOp Op) {
+  switch (Op) {
+  case TreeOp::Sum:
+    return "sum";
+  case TreeOp::Max:
+    return "max";
+  case TreeOp::Min:
+    return "min";
+  }
+  llvm_unreachable("unknown tree op");
+}
+
+namespace {
+
+std::string getText(ASTContext &Ctx, const Stmt *S) {
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(S->getSourceRange()),
+             Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+bool isBuiltin(const Expr *E, StringRef Name) {
+  return getBuiltinVarName(E) == Name;
+}
+
+bool isIntLiteral(const Expr *E, uint64_t V) {
+  const auto *L = dyn_cast<IntegerLiteral>(stripCasts(E));
+  return L && L->getValue() == V;
+}
+
+bool isCallTo(const Stmt *S, StringRef Name) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  const auto *C = E ? dyn_cast<CallExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  return C && getCalleeName(C) == Name && C->getNumArgs() == 0;
+}
+
+/// The statement holding \p S in its parent CompoundStmt, and that parent.
+std::pair<const Stmt *, const CompoundStmt *> getInCompound(ASTContext &Ctx,
+                                                            const Stmt *S) {
+  DynTypedNodeList Ps = Ctx.getParents(*S);
+  if (Ps.size() == 1)
+    if (const auto *CS = Ps[0].get<CompoundStmt>())
+      return {S, CS};
+  return {S, nullptr};
+}
+
+/// Matches the tree's thread index: threadIdx.x, or a local initialised to
+/// it that nothing changes.
+class TidMatcher {
+public:
+  TidMatcher(ASTContext &Ctx, const FunctionDecl *K)
+      : CV(Ctx, K, K->getBody()) {}
+  bool operator()(const Expr *E) const {
+    if (isBuiltin(E, "threadIdx.x"))
+      return true;
+    const VarDecl *V = getReferencedVar(E);
+    return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&
+           isBuiltin(V->getInit(), "threadIdx.x") && !CV.mayChange(V);
+  }
+
+private:
+  ChangedVars CV;
+};
+
+/// `a[tid]` (\p Plus false) or `a[tid + s]` / `a[s + tid]` (\p Plus true).
+bool isElem(const Expr *E, const VarDecl *&Array, const VarDecl *S,
+            const TidMatcher &IsTid, bool Plus) {
+  const auto *Sub = dyn_cast<ArraySubscriptExpr>(stripCasts(E));
+  if (!Sub)
+    return false;
+  const VarDecl *A = getReferencedVar(Sub->getBase());
+  if (!A || (Array && A != Array))
+    return false;
+  const Expr *Idx = stripIntCasts(Sub->getIdx());
+  bool Ok;
+  if (!Plus) {
+    Ok = IsTid(Idx);
+  } else {
+    BinaryOperatorKind Op;
+    const Expr *L, *R;
+    Ok = matchBinary(Idx, Op, L, R) && Op == BO_Add &&
+         ((IsTid(L) && getReferencedVar(R) == S) ||
+          (IsTid(R) && getReferencedVar(L) == S));
+  }
+  if (Ok)
+    Array = A;
+  return Ok;
+}
+
+} // namespace
+
+bool isHalvingLoop(const Stmt *Loop) {
+  const auto *F = dyn_cast<ForStmt>(Loop);
+  if (!F || !F->getInc())
+    return false;
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!matchBinary(F->getInc(), Op, L, R))
+    return false;
+  const VarDecl *S = getReferencedVar(L);
+  if (!S)
+    return false;
+  if (Op == BO_ShrAssign)
+    return isIntLiteral(R, 1);
+  if (Op == BO_DivAssign)
+    return isIntLiteral(R, 2);
+  if (Op != BO_Assign)
+    return false;
+  const Expr *L2, *R2;
+  return matchBinary(stripCasts(R), Op, L2, R2) && getReferencedVar(L2) == S &&
+         ((Op == BO_Shr && isIntLiteral(R2, 1)) ||
+          (Op == BO_Div && isIntLiteral(R2, 2)));
+}
+
+std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
+                      const ForStmt *Loop, TreeMatch &M) {
+  M.Loop = Loop;
+  const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+  const VarDecl *S = Init && Init->isSingleDecl()
+                         ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                         : nullptr;
+  if (!S || !S->getInit() || !S->getType()->isIntegerType())
+    return "the loop does not declare its stride (expected `for (int s = "
+           "blockDim.x / 2; s > 0; s >>= 1)`)";
+  // Evaluated again by the guard: it must be pure.
+  std::string Why;
+  if (!isInvariant(Ctx, S->getInit(), ChangedVars(Ctx, K, Loop), Why,
+                   /*AllowIntDivision=*/true))
+    return "the first stride cannot be evaluated again by the guard: " + Why;
+  M.FirstStride = getText(Ctx, S->getInit());
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!Loop->getCond() || !matchBinary(Loop->getCond(), Op, L, R) ||
+      !((getReferencedVar(L) == S && ((Op == BO_GT && isIntLiteral(R, 0)) ||
+                                      (Op == BO_GE && isIntLiteral(R, 1)) ||
+                                      (Op == BO_NE && isIntLiteral(R, 0)))) ||
+        (getReferencedVar(R) == S && Op == BO_LT && isIntLiteral(L, 0))))
+    return "the loop condition is not `s > 0`";
+
+  // Body: { if (tid < s [&& tid + s < blockDim.x]) a[tid] = ...; barrier }
+  const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+  if (!Body || Body->size() != 2 || !isa<IfStmt>(Body->body_front()) ||
+      !isCallTo(Body->body_back(), "__syncthreads"))
+    return "the loop body is not `if (tid < s) ...; __syncthreads();`";
+  const auto *If = cast<IfStmt>(Body->body_front());
+  if (If->getElse() || If->getInit() || If->getConditionVariable())
+    return "the loop's if has an else branch or a declaration";
+  TidMatcher IsTid(Ctx, K);
+  auto IsTidLtS = [&](const Expr *E) {
+    return matchBinary(E, Op, L, R) && Op == BO_LT && IsTid(L) &&
+           getReferencedVar(R) == S;
+  };
+  auto IsPartnerInBlock = [&](const Expr *E) {
+    const Expr *A, *B;
+    return matchBinary(E, Op, L, R) && Op == BO_LT &&
+           isBuiltin(R, "blockDim.x") &&
+           matchBinary(stripIntCasts(L), Op, A, B) && Op == BO_Add &&
+           ((IsTid(A) && getReferencedVar(B) == S) ||
+            (IsTid(B) && getReferencedVar(A) == S));
+  };
+  const Expr *Cond = If->getCond();
+  if (!IsTidLtS(Cond)) {
+    const Expr *C1, *C2;
+    if (!matchBinary(Cond, Op, C1, C2) || Op != BO_LAnd)
+      return "the condition is not `tid < s` (tid: threadIdx.x)";
+    if (IsTidLtS(C1) && IsPartnerInBlock(C2))
+      M.BoundsCheck = true;
+    else if (IsTidLtS(C2) && IsPartnerInBlock(C1))
+      M.BoundsCheck = true;
+    else
+      return "the condition is not `tid < s` or `tid < s && tid + s < "
+             "blockDim.x` (tid: threadIdx.x)";
+  }
+  const Stmt *Then = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then)) {
+    if (CS->size() != 1)
+      return "the tree step has " + std::to_string(CS->size()) +
+             " statements; only a sum, max or min of one array is rewritten";
+    Then = CS->body_front();
+  }
+  const auto *StepE = dyn_cast<Expr>(Then);
+  const Expr *Dst, *Src;
+  if (!StepE || !matchBinary(StepE->IgnoreParenImpCasts(), Op, Dst, Src) ||
+      !BinaryOperator::isAssignmentOp(Op))
+    return "the tree step is not an assignment `a[tid] = ...`";
+  if (Op != BO_Assign && Op != BO_AddAssign)
+    return "the tree step combines with '" +
+           BinaryOperator::getOpcodeStr(Op).str() +
+           "'; only a sum, max or min is rewritten";
+  const VarDecl *A = nullptr;
+  if (!isElem(Dst, A, S, IsTid, false))
+    return "the tree step does not store to a[tid]";
+  if (Op == BO_AddAssign) {
+    if (!isElem(Src, A, S, IsTid, true))
+      return "the tree step does not add a[tid + s]";
+    M.Op = TreeOp::Sum;
+  } else if (const Expr * X, *Y;
+             matchBinary(stripCasts(Src), Op, X, Y) && Op == BO_Add) {
+    if (!((isElem(X, A, S, IsTid, false) && isElem(Y, A, S, IsTid, true)) ||
+          (isElem(Y, A, S, IsTid, false) && isElem(X, A, S, IsTid, true))))
+      return "the tree step does not add a[tid] and a[tid + s]";
+    M.Op = TreeOp::Sum;
+  } else {
+    const auto *Call = dyn_cast<CallExpr>(stripCasts(Src));
+    std::string Fn = Call ? getCalleeName(Call) : "";
+    bool IsMax = Fn == "fmaxf" || Fn == "fmax" || Fn == "max";
+    bool IsMin = Fn == "fminf" || Fn == "fmin" || Fn == "min";
+    if (!IsMax && !IsMin)
+      return "the tree step is not a sum, fmaxf/fmax/max or fminf/fmin/min";
+    if (Call->getNumArgs() != 2 ||
+        !((isElem(Call->getArg(0), A, S, IsTid, false) &&
+           isElem(Call->getArg(1), A, S, IsTid, true)) ||
+          (isElem(Call->getArg(1), A, S, IsTid, false) &&
+           isElem(Call->getArg(0), A, S, IsTid, true))))
+      return "the tree step does not combine a[tid] and a[tid + s]";
+    M.Op = IsMax ? TreeOp::Max : TreeOp::Min;
+    M.Combine = Fn;
+  }
+  M.Array = A;
+  if (!A->hasAttr<CUDASharedAttr>())
+    return "'" + A->getNameAsString() + "' is not a __shared__ array";
+  QualType ET = Ctx.getAsArrayType(A->getType())
+                    ? Ctx.getAsArrayType(A->getType())->getElementType()
+                    : QualType();
+  if (ET.isNull() || ET->isDependentType() ||
+      !(ET->isRealFloatingType() || ET->isIntegerType()) ||
+      Ctx.getTypeSize(ET) < 32)
+    return "'" + A->getNameAsString() +
+           "' is not an array of 32- or 64-bit integers or floats (what "
+           "warp shuffles move)";
+  M.ElemType = ET.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  M.FloatElem = ET->isRealFloatingType();
+
+  // The tree starts from a[0, blockDim.x) as the threads left it: a barrier
+  // right before it.
+  auto [Self, Parent] = getInCompound(Ctx, Loop);
+  if (!Parent)
+    return "the loop is not directly inside a { } block";
+  const Stmt *Prev = nullptr;
+  for (const Stmt *C : Parent->body()) {
+    if (C == Self)
+      break;
+    Prev = C;
+  }
+  if (!Prev || !isCallTo(Prev, "__syncthreads"))
+    return "no __syncthreads() right before the tree";
+  return "";
+}
+
+namespace {
+/// `a[tid] = ...;` by every thread: a store that replaces every element the
+/// tree touched.
+bool isRefill(ASTContext &Ctx, const FunctionDecl *K, const Stmt *S,
+              const VarDecl *Array) {
+  const auto *E = dyn_cast<Expr>(S);
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!E || !matchBinary(E->IgnoreParenImpCasts(), Op, L, R) || Op != BO_Assign)
+    return false;
+  const VarDecl *A = Array;
+  TidMatcher IsTid(Ctx, K);
+  return isElem(L, A, nullptr, IsTid, false);
+}
+
+bool contains(const SourceManager &SM, const Stmt *Outer, const Stmt *Inner) {
+  SourceRange O = Outer->getSourceRange(), I = Inner->getSourceRange();
+  return !SM.isBeforeInTranslationUnit(I.getBegin(), O.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(O.getEnd(), I.getEnd());
+}
+
+class SubscriptCollector : public RecursiveASTVisitor<SubscriptCollector> {
+public:
+  explicit SubscriptCollector(const VarDecl *A) : A(A) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (E->getDecl() == A)
+      Refs.push_back(E);
+    return true;
+  }
+  const VarDecl *A;
+  std::vector<const DeclRefExpr *> Refs;
+};
+} // namespace
+
+std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
+                            const VarDecl *Array,
+                            const SmallPtrSetImpl<const Stmt *> &Trees) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto HasTree = [&](const Stmt *S) {
+    for (const Stmt *T : Trees)
+      if (contains(SM, S, T))
+        return true;
+    return false;
+  };
+  SubscriptCollector C(Array);
+  C.TraverseStmt(K->getBody());
+  for (const DeclRefExpr *Ref : C.Refs) {
+    bool InTree = false;
+    for (const Stmt *T : Trees)
+      InTree |= contains(SM, T, Ref);
+    if (InTree)
+      continue;
+    DynTypedNodeList Ps = Ctx.getParents(*Ref);
+    const Expr *Use = Ref;
+    while (Ps.size() == 1 && Ps[0].get<ImplicitCastExpr>()) {
+      Use = Ps[0].get<ImplicitCastExpr>();
+      Ps = Ctx.getParents(*Use);
+    }
+    const auto *Sub =
+        Ps.size() == 1 ? Ps[0].get<ArraySubscriptExpr>() : nullptr;
+    std::string Where =
+        std::to_string(SM.getSpellingLineNumber(Ref->getBeginLoc()));
+    if (!Sub || Sub->getBase() != Use)
+      return "'" + Array->getNameAsString() +
+             "' is used other than by "
+             "subscripts at line " +
+             Where;
+    if (isIntLiteral(Sub->getIdx(), 0))
+      continue; // a[0] holds the result, as in the original
+    // A plain store is no read.
+    DynTypedNodeList SP = Ctx.getParents(*Sub);
+    if (SP.size() == 1)
+      if (const auto *BO = SP[0].get<BinaryOperator>())
+        if (BO->getOpcode() == BO_Assign && BO->getLHS() == Sub)
+          continue;
+    // Find what precedes the read: a refill of the array, or a tree.
+    const Stmt *Cur = Sub;
+    bool Ok = false, Done = false;
+    while (!Done) {
+      DynTypedNodeList Up = Ctx.getParents(*Cur);
+      if (Up.empty()) {
+        Ok = true; // reached the function: no tree before the read
+        break;
+      }
+      const Stmt *P = Up[0].get<Stmt>();
+      if (!P) {
+        Ok = true;
+        break;
+      }
+      if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
+        std::vector<const Stmt *> Before;
+        for (const Stmt *Ch : CS->body()) {
+          if (Ch == Cur)
+            break;
+          Before.push_back(Ch);
+        }
+        for (auto It = Before.rbegin(); It != Before.rend() && !Done; ++It) {
+          if (isRefill(Ctx, K, *It, Array)) {
+            Ok = Done = true;
+          } else if (HasTree(*It)) {
+            Done = true;
+          }
+        }
+      } else if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P) &&
+                 HasTree(P)) {
+        Done = true; // an earlier iteration's tree may precede the read
+      }
+      Cur = P;
+    }
+    if (!Ok)
+      return "line " + Where + " reads " + getText(Ctx, Sub) +
+             " after a tree without refilling the array first; the rewritten "
+             "tree leaves only " +
+             Array->getNameAsString() + "[0] as the original does";
+  }
+  return "";
+}
+
+} // namespace astra

@@ -1,0 +1,66 @@
+//===- WarpReduceMatch.h - Shared-memory tree reductions --------*- C++ -*-===//
+//
+// Private to lib/Transforms: recognises the shared-memory tree reductions
+// that warp-reduce rewrites, and checks that nothing else in the kernel reads
+// the partial results the tree leaves behind.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
+#define ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+enum class TreeOp { Sum, Max, Min };
+
+/// A recognised tree
+///
+///   __syncthreads();
+///   for (int s = S0; s > 0; s >>= 1) {
+///     if (tid < s [&& tid + s < blockDim.x])
+///       a[tid] = OP(a[tid], a[tid + s]);      // a[tid] += a[tid + s]; ...
+///     __syncthreads();
+///   }
+///
+/// where tid is threadIdx.x (or a local that holds it) and `a` a __shared__
+/// array of arithmetic elements.
+struct TreeMatch {
+  const clang::ForStmt *Loop = nullptr;
+  const clang::VarDecl *Array = nullptr;
+  TreeOp Op = TreeOp::Sum;
+  std::string ElemType;     ///< element type of the array, as C++ text
+  std::string Combine;      ///< max/min function as written (fmaxf, max...)
+  std::string FirstStride;  ///< S0 as written
+  bool BoundsCheck = false; ///< partners past blockDim.x are skipped
+  bool FloatElem = false;
+};
+
+/// Whether \p Loop halves a variable each iteration (`s >>= 1`, `s /= 2`):
+/// the loops warp-reduce reports on.
+bool isHalvingLoop(const clang::Stmt *Loop);
+
+/// Matches \p Loop of kernel \p K as a tree reduction. Returns an empty
+/// string and fills \p M, or the reason it is not one.
+std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                      const clang::ForStmt *Loop, TreeMatch &M);
+
+/// The rewritten tree leaves only `a[0]` as the original does (the other
+/// elements keep the threads' own values instead of partial results). Returns
+/// the reason when some read of \p Array in \p K outside the trees \p Trees
+/// may see such an element; empty otherwise.
+std::string
+checkLaterReads(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                const clang::VarDecl *Array,
+                const llvm::SmallPtrSetImpl<const clang::Stmt *> &Trees);
+
+const char *getTreeOpName(TreeOp Op);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H

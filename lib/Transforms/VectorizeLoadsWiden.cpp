@@ -342,6 +342,13 @@ Lane Widener::formOf(const Expr *E) {
       return Lane::Aff;
     if ((Op == BO_Div || Op == BO_Rem) && R == Lane::Inv &&
         isIndexCopy(*this, LHS) && isGuardEvaluable(RHS)) {
+      // A constant divisor: a multiple of every width (16), or no claim.
+      Expr::EvalResult C;
+      if (!RHS->isValueDependent() && RHS->EvaluateAsInt(C, Ctx)) {
+        if (C.Val.getInt() == 0 || C.Val.getInt().srem(16) != 0)
+          return Lane::Var;
+        return Op == BO_Div ? Lane::Inv : Lane::Aff;
+      }
       std::string D = text(stripIntCasts(RHS)->getSourceRange());
       if (!is_contained(Plan.DivisibleBy, D))
         Plan.DivisibleBy.push_back(D);

@@ -91,6 +91,16 @@ static bool isUnconditionalIn(const Widener &W, const Stmt *S,
   const Stmt *Child = S;
   for (const Stmt *P = W.parent(S); P && Child != Unit;
        Child = P, P = W.parent(P)) {
+    // The condition of a branch (or a loop's first test) runs every time.
+    if (const auto *If = dyn_cast<IfStmt>(P); If && Child == If->getCond())
+      continue;
+    if (const auto *Sw = dyn_cast<SwitchStmt>(P); Sw && Child == Sw->getCond())
+      continue;
+    if (const auto *F = dyn_cast<ForStmt>(P);
+        F && (Child == F->getInit() || Child == F->getCond()))
+      continue;
+    if (const auto *Wh = dyn_cast<WhileStmt>(P); Wh && Child == Wh->getCond())
+      continue;
     if (isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt>(P))
       return false;
     if (const auto *CO = dyn_cast<ConditionalOperator>(P))
@@ -224,7 +234,7 @@ void Widener::findPacks() {
 void Widener::checkPointers() {
   struct Uses {
     bool Scalar = false, ScalarWrite = false, Atomic = false, PackWrite = false,
-         Other = false;
+         PackPlain = false, Other = false;
     StringSet<> Keys;
     const Expr *First = nullptr;
   };
@@ -239,7 +249,8 @@ void Widener::checkPointers() {
       const auto *B = dyn_cast_or_null<BinaryOperator>(Par);
       const auto *UO = dyn_cast_or_null<UnaryOperator>(Par);
       if ((B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == A) ||
-          (UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf))) {
+          (UO &&
+           (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf))) {
         refuse(A->getBeginLoc(),
                "the body writes '" + text(A->getSourceRange()) +
                    "'; only stores through pointer variables declared "
@@ -267,6 +278,7 @@ void Widener::checkPointers() {
       U.Keys.insert(It->Key);
       U.Atomic |= It->Atomic != nullptr;
       U.PackWrite |= It->Write && !It->Atomic;
+      U.PackPlain |= !It->Atomic;
       continue;
     }
     bool AtomicAddr = false;
@@ -315,7 +327,7 @@ void Widener::checkPointers() {
                                          "' is stored and also used other "
                                          "than as `" +
                                          Name + "[...]`");
-    else if (U.Atomic && (U.Scalar || U.PackWrite))
+    else if (U.Atomic && (U.Scalar || U.PackPlain))
       refuse(U.First->getBeginLoc(), "'" + Name +
                                          "' is updated by atomics "
                                          "and also read or written directly");

@@ -19,8 +19,14 @@ done
 astra="$prefix/bin/astra-opt"
 [ -n "$kernels" ] || kernels="$prefix/share/astra-opt/kernels"
 mkdir -p "$out"
-# Plans, best guess first: 16-byte accesses plus fast math, then each alone.
-plans=("vectorize-loads fast-math" "vectorize-loads" "fast-math")
+# Plans, best guess first: 16-byte accesses plus fast math, then each alone,
+# then 8-byte accesses. vectorize-loads covers every form it knows under one
+# name: thread-partitioned loops (rmsnorm, silu_and_mul, ...), one element per
+# thread (gather_rows, gelu_and_mul, spmm_csr), feature loops around edge
+# loops (segment_mean_csr) and float atomics (scatter_add); --list-rewrites
+# says which form applies where.
+plans=("vectorize-loads fast-math" "vectorize-loads" "fast-math"
+       "vectorize-loads:width=8")
 printf '%-28s %-28s %-22s %s\n' kernel plan verdict "speedup (geomean)" > "$out/summary.txt"
 for spec in "$kernels"/*.astra.json; do
   k=$(basename "$spec" .astra.json)

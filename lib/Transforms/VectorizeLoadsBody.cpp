@@ -57,14 +57,11 @@ public:
   }
   bool VisitCallExpr(CallExpr *C) {
     StringRef Name = getCalleeName(C);
-    for (StringRef P :
-         {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync",
-          "__all_sync", "__match", "__reduce_", "__activemask", "__barrier"})
-      if (Name.starts_with(P))
-        return refuse(C->getBeginLoc(),
-                      "the loop body calls '" + Name.str() +
-                          "'; a barrier or warp collective must see every "
-                          "thread's original iterations");
+    if (isBarrierOrCollective(Name))
+      return refuse(C->getBeginLoc(),
+                    "the loop body calls '" + Name.str() +
+                        "'; a barrier or warp collective must see every "
+                        "thread's original iterations");
     return true;
   }
   bool VisitVarDecl(VarDecl *VD) {

@@ -141,6 +141,15 @@ unsigned DependenceInfo::getVar(const VarDecl *VD) {
   return Bits;
 }
 
+bool isBarrierOrCollective(StringRef Name) {
+  for (StringRef P :
+       {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync",
+        "__all_sync", "__match", "__reduce_", "__activemask", "__barrier"})
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
 StringSet<> collectIdentifiers(ASTContext &Ctx, const FunctionDecl *K) {
   StringSet<> Used;
   const SourceManager &SM = Ctx.getSourceManager();

@@ -58,6 +58,10 @@ private:
   llvm::DenseMap<const clang::VarDecl *, unsigned> Cache;
 };
 
+/// Whether a call of \p Name is a barrier or a warp collective: it must
+/// see every thread's original iterations.
+bool isBarrierOrCollective(llvm::StringRef Name);
+
 /// Every identifier written in the source of \p K (names a rewrite must not
 /// reuse for its locals).
 llvm::StringSet<> collectIdentifiers(clang::ASTContext &Ctx,

@@ -50,14 +50,11 @@ struct Scanner : RecursiveASTVisitor<Scanner> {
   }
   bool VisitCallExpr(CallExpr *C) {
     std::string Name = getCalleeName(C);
-    for (StringRef P :
-         {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync",
-          "__all_sync", "__match", "__reduce_", "__activemask", "__barrier"})
-      if (StringRef(Name).starts_with(P))
-        return W.refuse(C->getBeginLoc(),
-                        "the body calls '" + Name +
-                            "'; a barrier or warp collective must see every "
-                            "thread's original elements");
+    if (isBarrierOrCollective(Name))
+      return W.refuse(C->getBeginLoc(),
+                      "the body calls '" + Name +
+                          "'; a barrier or warp collective must see every "
+                          "thread's original elements");
     // A user function that receives a pointer (or, in a template, an
     // unresolved call with a pointer argument) may access anything.
     const FunctionDecl *FD = C->getDirectCallee();

@@ -24,11 +24,16 @@ mkdir -p "$out"
 # in registers (register-cache, before vectorize-loads, which then vectorizes
 # the fallback loops), the tree reduction as warp shuffles, fast math. Then
 # without register-cache, without warp-reduce, and each older rewrite alone.
+# vectorize-loads covers every form it knows under one name: thread-partitioned
+# loops (rmsnorm, silu_and_mul, ...), one element per thread (gather_rows,
+# gelu_and_mul, spmm_csr), feature loops around edge loops (segment_mean_csr)
+# and float atomics (scatter_add); --list-rewrites says which form applies where.
 plans=("register-cache warp-reduce vectorize-loads fast-math"
        "register-cache vectorize-loads fast-math"
        "warp-reduce vectorize-loads fast-math"
        "warp-reduce fast-math"
-       "vectorize-loads fast-math" "vectorize-loads" "warp-reduce" "fast-math")
+       "vectorize-loads fast-math" "vectorize-loads" "warp-reduce" "fast-math"
+       "vectorize-loads:width=8")
 printf '%-28s %-52s %-22s %s\n' kernel plan verdict "speedup (geomean)" > "$out/summary.txt"
 for spec in "$kernels"/*.astra.json; do
   k=$(basename "$spec" .astra.json)

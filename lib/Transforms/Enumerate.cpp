@@ -89,9 +89,13 @@ OptionCollector::getSelections(const StringMap<std::string> &Values) {
       return Sites.takeError();
     // Every loop looked at: whether one applies may depend on what else
     // the same run edits (a manual unroll of an enclosing loop).
+    // A site that is not a loop (vectorize-loads' one-element-per-thread
+    // kernel body) is selected by its kernel.
     for (const RewriteSite &S : *Sites)
       if (!S.LoopId.empty())
         Out.emplace_back(S.Kernel, S.LoopId);
+      else if (S.Applicable)
+        Out.emplace_back(S.Kernel, "");
   }
   std::vector<std::pair<std::string, std::string>> Unique;
   for (auto &Sel : Out)

@@ -5,7 +5,8 @@
 // (W = width / sizeof(element)), a scalar tail handles the rest, and a
 // run-time guard keeps the original loop as the fallback.
 //
-// Exactly what is rewritten (VectorizeLoadsAnalysis.cpp, VectorizeLoadsBody.cpp)
+// Exactly what is rewritten (VectorizeLoadsAnalysis.cpp,
+// VectorizeLoadsBody.cpp)
 //
 //   for (T i = S; i < n; i += P) BODY        (also `++i`, `n > i`)
 //
@@ -54,6 +55,8 @@
 #include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
 #include "astra/Frontend/Kernels.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 using namespace clang;
@@ -80,6 +83,30 @@ public:
   }
   Scope getScope() const override { return Scope::Loop; }
 
+  /// What a plan does, for the site's detail.
+  static std::string describe(const VecLoopPlan &Plan) {
+    unsigned W = getVectorWidth(Plan);
+    std::string S = std::to_string(Plan.WidthBytes) + "-byte accesses to " +
+                    std::to_string(Plan.Groups.size()) +
+                    " pointer offset(s), " +
+                    (W ? std::to_string(W)
+                       : std::to_string(Plan.WidthBytes) + " / sizeof(" +
+                             Plan.DependentElem + ")") +
+                    " elements per thread and step";
+    if (!Plan.WidenedBody.empty())
+      S += "; the body runs once per pack (values the lanes share once, the "
+           "rest per lane)";
+    if (!Plan.DivisibleBy.empty())
+      S += "; checks that " + join(Plan.DivisibleBy, ", ") +
+           " divide(s) into packs";
+    if (Plan.VectorAtomics)
+      S += "; float atomics become " + std::to_string(Plan.WidthBytes) +
+           "-byte red.global.add (sm_90)";
+    if (Plan.RegroupsFloatReduction)
+      S += "; regroups a floating-point reduction";
+    return S;
+  }
+
 protected:
   Expected<std::vector<PlannedSite>>
   plan(RewriteContext &RC, const RewriteParams &P) const override {
@@ -87,9 +114,35 @@ protected:
     if (!Width)
       return Width.takeError();
     ASTContext &Ctx = RC.getASTContext();
+    const SourceManager &SM = Ctx.getSourceManager();
     std::vector<PlannedSite> Sites;
     for (const FunctionDecl *K : findKernels(Ctx)) {
       std::string Name = K->getNameAsString();
+      // The kernel as a whole: one element per thread.
+      auto Thread = std::make_shared<VecLoopPlan>();
+      SourceLocation Where;
+      std::string Why;
+      unsigned Begin = 0, End = 0;
+      bool ThreadApplies = false;
+      if (analyzePerThread(Ctx, K, static_cast<unsigned>(*Width), *Thread,
+                           Where, Why, Begin, End)) {
+        RewriteSite Site;
+        Site.Kernel = Name;
+        Site.Selected = isSelected(P, Name, "");
+        Site.Loc = RC.getDiagLoc(Where);
+        if (!Why.empty()) {
+          Site.Detail = "one element per thread: " + Why;
+          Sites.push_back({std::move(Site), nullptr});
+        } else {
+          Site.Applicable = true;
+          ThreadApplies = Site.Selected;
+          Site.ChangesRounding = Thread->RegroupsFloatReduction;
+          Site.Detail = "one element per thread: " + describe(*Thread);
+          Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
+                             E.replace(Begin, End, generatePerThread(*Thread));
+                           }});
+        }
+      }
       std::vector<const Stmt *> Loops = collectLoops(K->getBody());
       for (unsigned I = 0; I < Loops.size(); ++I) {
         RewriteSite Site;
@@ -98,8 +151,17 @@ protected:
         Site.Selected = isSelected(P, Name, Site.LoopId);
         auto Plan = std::make_shared<VecLoopPlan>();
         SourceLocation Where;
-        std::string Why = analyzeVectorLoop(
-            Ctx, K, Loops[I], static_cast<unsigned>(*Width), *Plan, Where);
+        unsigned LoopAt =
+            SM.getFileOffset(SM.getFileLoc(Loops[I]->getBeginLoc()));
+        std::string Why =
+            ThreadApplies && LoopAt >= Begin && LoopAt < End
+                ? "inside the per-thread body that this run vectorizes as a "
+                  "whole"
+                : analyzeVectorLoop(Ctx, K, Loops[I],
+                                    static_cast<unsigned>(*Width), *Plan,
+                                    Where);
+        if (Where.isInvalid())
+          Where = Loops[I]->getBeginLoc();
         Site.Loc = RC.getDiagLoc(Where);
         if (!Why.empty()) {
           Site.Detail = "loop " + Site.LoopId + ": " + Why;
@@ -108,17 +170,7 @@ protected:
         }
         Site.Applicable = true;
         Site.ChangesRounding = Plan->RegroupsFloatReduction;
-        unsigned W = getVectorWidth(*Plan);
-        Site.Detail = std::to_string(*Width) + "-byte accesses to " +
-                      std::to_string(Plan->Groups.size()) +
-                      " pointer offset(s), " +
-                      (W ? std::to_string(W)
-                         : std::to_string(*Width) + " / sizeof(" +
-                               Plan->DependentElem + ")") +
-                      " elements per thread and step" +
-                      (Plan->RegroupsFloatReduction
-                           ? "; regroups a floating-point reduction"
-                           : "");
+        Site.Detail = describe(*Plan);
         const auto *For = cast<ForStmt>(Loops[I]);
         Sites.push_back({std::move(Site), [For, Plan](EditBatch &Edits) {
                            unsigned Begin =

@@ -8,6 +8,7 @@
 #include "VectorizeLoadsBody.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
+#include "VectorizeLoadsWiden.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -43,7 +44,8 @@ private:
                              const BodyFacts &Facts, SourceLocation &Where);
   std::string buildGroups(const BodyFacts &Facts, SourceLocation &Where);
   std::string extractText(const BodyFacts &Facts, SourceLocation &Where);
-  void chooseNames(BodyFacts &Facts);
+  /// Fills the plan's loop and body text.
+  std::string extractLoopText(SourceLocation &Where);
 
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -54,6 +56,7 @@ private:
   const VarDecl *IV = nullptr;
   const Expr *StartE = nullptr, *EndE = nullptr, *StepE = nullptr;
   unsigned PartitionDeps = 0; ///< DepBits the guard must not depend on
+  unsigned BodyOffset = 0;    ///< file offset of Plan.BodyText
 };
 } // namespace
 
@@ -70,7 +73,8 @@ std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
   if (IV->getType()->getContainedAutoType())
     Plan.IVType = IV->getType().getAsString(Ctx.getPrintingPolicy());
   else
-    Plan.IVType = getText(IV->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+    Plan.IVType =
+        getText(IV->getTypeSourceInfo()->getTypeLoc().getSourceRange());
 
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -127,8 +131,7 @@ std::string LoopAnalyzer::checkPartition() {
     Plan.Partition = LoopPartition::Sequential;
     return "";
   }
-  auto MatchProduct = [&](const Expr *E, StringRef A, StringRef B,
-                          char Dim) {
+  auto MatchProduct = [&](const Expr *E, StringRef A, StringRef B, char Dim) {
     const auto *M = dyn_cast_or_null<BinaryOperator>(E);
     if (!M || M->getOpcode() != BO_Mul)
       return false;
@@ -192,13 +195,50 @@ std::string LoopAnalyzer::checkInvariant(const Expr *E, StringRef What,
   return "";
 }
 
+std::string describeElement(ASTContext &Ctx, const VarDecl *Ptr,
+                            VecLoopPlan &Plan, VecGroup &G) {
+  QualType Elem = Ptr->getType()->getPointeeType().getUnqualifiedType();
+  G.ElemType = Elem.getAsString(Ctx.getPrintingPolicy());
+  if (Elem->isDependentType()) {
+    if (!Plan.DependentElem.empty() && Plan.DependentElem != G.ElemType)
+      return "the vectorized pointers have different template element "
+             "types ('" +
+             Plan.DependentElem + "' and '" + G.ElemType + "')";
+    Plan.DependentElem = G.ElemType;
+    return "";
+  }
+  if (Elem->isIncompleteType() || !Elem.isTriviallyCopyableType(Ctx))
+    return "element type '" + G.ElemType + "' of '" + G.Ptr +
+           "' is not trivially copyable";
+  uint64_t Bytes = Ctx.getTypeSizeInChars(Elem).getQuantity();
+  if (!isPowerOf2_64(Bytes) || Bytes > Plan.WidthBytes)
+    return "element type '" + G.ElemType + "' of '" + G.Ptr + "' is " +
+           std::to_string(Bytes) + " bytes; it does not divide a " +
+           std::to_string(Plan.WidthBytes) + "-byte access";
+  G.ElemBytes = Bytes;
+  G.IsFloat = Elem->isSpecificBuiltinType(BuiltinType::Float);
+  return "";
+}
+
+std::string checkElementWidths(const VecLoopPlan &Plan) {
+  unsigned MaxBytes = 0;
+  for (const VecGroup &G : Plan.Groups)
+    MaxBytes = std::max(MaxBytes, G.ElemBytes);
+  if (!Plan.DependentElem.empty() && MaxBytes)
+    return "the loop mixes template-typed pointers with fixed-type ones; "
+           "their vector widths would differ";
+  if (MaxBytes && Plan.WidthBytes / MaxBytes < 2)
+    return "the elements are already " + std::to_string(MaxBytes) +
+           " bytes wide; a " + std::to_string(Plan.WidthBytes) +
+           "-byte access holds only one";
+  return "";
+}
+
 std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
                                       SourceLocation &Where) {
   if (Facts.Groups.empty())
     return "the loop has no global access `p[base + " + Plan.IVName +
            "]` to vectorize";
-  unsigned MaxBytes = 0;
-  QualType Dependent;
   for (const BodyGroup &BG : Facts.Groups) {
     VecGroup G;
     G.Ptr = BG.Ptr->getNameAsString();
@@ -206,7 +246,6 @@ std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
     G.Load = BG.NeedsLoad;
     G.Store = BG.Stored;
     QualType PtrTy = BG.Ptr->getType();
-    QualType Elem = PtrTy->getPointeeType().getUnqualifiedType();
     // A `const T *__restrict__` parameter is read-only for the whole kernel:
     // say so with __ldg, since the guard's pointer-to-integer cast hides it
     // from the compiler's own inference of ld.global.nc.
@@ -214,29 +253,9 @@ std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
                (BG.AllLdg ||
                 (isa<ParmVarDecl>(BG.Ptr) && PtrTy.isRestrictQualified() &&
                  PtrTy->getPointeeType().isConstQualified()));
-    G.ElemType = Elem.getAsString(Ctx.getPrintingPolicy());
     Where = BG.FirstAccess->getBeginLoc();
-    if (Elem->isDependentType()) {
-      if (!Dependent.isNull() && Ctx.getCanonicalType(Dependent) !=
-                                     Ctx.getCanonicalType(Elem))
-        return "the vectorized pointers have different template element "
-               "types ('" + Dependent.getAsString() + "' and '" +
-               G.ElemType + "')";
-      Dependent = Elem;
-      Plan.DependentElem = G.ElemType;
-    } else {
-      if (Elem->isIncompleteType() || !Elem.isTriviallyCopyableType(Ctx))
-        return "element type '" + G.ElemType + "' of '" + G.Ptr +
-               "' is not trivially copyable";
-      uint64_t Bytes = Ctx.getTypeSizeInChars(Elem).getQuantity();
-      if (!isPowerOf2_64(Bytes) || Bytes > Plan.WidthBytes)
-        return "element type '" + G.ElemType + "' of '" + G.Ptr + "' is " +
-               std::to_string(Bytes) + " bytes; it does not divide a " +
-               std::to_string(Plan.WidthBytes) + "-byte access";
-      G.ElemBytes = Bytes;
-      G.IsFloat = Elem->isSpecificBuiltinType(BuiltinType::Float);
-      MaxBytes = std::max<unsigned>(MaxBytes, Bytes);
-    }
+    if (std::string Why = describeElement(Ctx, BG.Ptr, Plan, G); !Why.empty())
+      return Why;
     if (std::string Why = checkInvariant(BG.PtrRef, "pointer", Facts, Where);
         !Why.empty())
       return Why;
@@ -247,13 +266,8 @@ std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
     Plan.Groups.push_back(std::move(G));
   }
   Where = Loop->getBeginLoc();
-  if (!Dependent.isNull() && MaxBytes)
-    return "the loop mixes template-typed pointers with fixed-type ones; "
-           "their vector widths would differ";
-  if (MaxBytes && Plan.WidthBytes / MaxBytes < 2)
-    return "the elements are already " + std::to_string(MaxBytes) +
-           " bytes wide; a " + std::to_string(Plan.WidthBytes) +
-           "-byte access holds only one";
+  if (std::string Why = checkElementWidths(Plan); !Why.empty())
+    return Why;
   for (const Expr *S : Facts.UnitStrides) {
     if (std::string Why = checkInvariant(S, "stride", Facts, Where);
         !Why.empty())
@@ -265,8 +279,7 @@ std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
   return "";
 }
 
-std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
-                                      SourceLocation &Where) {
+std::string LoopAnalyzer::extractLoopText(SourceLocation &Where) {
   const LangOptions &LO = Ctx.getLangOpts();
   const Stmt *Body = Loop->getBody();
   SourceLocation BodyBegin, BodyEnd; // [begin, end) of the body's statements
@@ -293,9 +306,17 @@ std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
   unsigned B = SM.getFileOffset(BodyBegin), E = SM.getFileOffset(BodyEnd);
   StringRef Buf = SM.getBufferData(SM.getFileID(LoopBegin));
   Plan.BodyText = Buf.slice(B, E).trim("\n").str();
-  unsigned Trimmed = Buf.slice(B, E).find_first_not_of('\n');
+  BodyOffset = B + Buf.slice(B, E).find_first_not_of('\n');
   Plan.LoopText =
       Buf.slice(SM.getFileOffset(LoopBegin), SM.getFileOffset(LoopEnd)).str();
+  return "";
+}
+
+std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
+                                      SourceLocation &Where) {
+  if (std::string Why = extractLoopText(Where); !Why.empty())
+    return Why;
+  const LangOptions &LO = Ctx.getLangOpts();
   for (const BodyAccess &A : Facts.Accesses) {
     SourceLocation AB = A.E->getBeginLoc(), AE = A.E->getEndLoc();
     if (AB.isMacroID() || AE.isMacroID()) {
@@ -306,7 +327,7 @@ std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
     unsigned Off = SM.getFileOffset(AB);
     unsigned End = SM.getFileOffset(Lexer::getLocForEndOfToken(AE, 0, SM, LO));
     BodyEdit Edit;
-    Edit.Offset = Off - B - Trimmed;
+    Edit.Offset = Off - BodyOffset;
     Edit.Length = End - Off;
     Edit.Text = Plan.Groups[A.Group].Var + ".v[" + Plan.NameLane + "]";
     Plan.BodyEdits.push_back(std::move(Edit));
@@ -314,33 +335,25 @@ std::string LoopAnalyzer::extractText(const BodyFacts &Facts,
   return "";
 }
 
-/// Picks local names that no identifier of the kernel uses.
-void LoopAnalyzer::chooseNames(BodyFacts &Facts) {
-  StringSet<> Used;
-  const LangOptions &LO = Ctx.getLangOpts();
-  SourceRange KR = K->getSourceRange();
-  SourceLocation Begin = SM.getFileLoc(KR.getBegin());
-  StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
-  unsigned BOff = SM.getFileOffset(Begin);
-  unsigned EOff = SM.getFileOffset(SM.getFileLoc(KR.getEnd()));
-  Lexer Lex(SM.getLocForStartOfFile(SM.getFileID(Begin)), LO, Buf.begin(),
-            Buf.begin() + BOff, Buf.begin() + std::min<size_t>(EOff + 1,
-                                                               Buf.size()));
-  Token Tok;
-  while (!Lex.LexFromRawLexer(Tok))
-    if (Tok.is(tok::raw_identifier))
-      Used.insert(Tok.getRawIdentifier());
-  auto Pick = [&](std::string Name) {
-    while (Used.count(Name))
-      Name += "_";
-    Used.insert(Name);
-    return Name;
-  };
-  Plan.NameW = Pick("VecW");
-  Plan.NameEnd = Pick("vecEnd");
-  Plan.NameIdx = Pick("vecIdx");
-  Plan.NameBase = Pick("vecBase");
-  Plan.NameLane = Pick("lane");
+std::string pickName(StringSet<> &Used, std::string Name) {
+  while (Used.count(Name))
+    Name += "_";
+  Used.insert(Name);
+  return Name;
+}
+
+StringSet<> chooseNames(ASTContext &Ctx, const FunctionDecl *K,
+                        VecLoopPlan &Plan) {
+  StringSet<> Used = collectIdentifiers(Ctx, K);
+  Plan.NameW = pickName(Used, "VecW");
+  Plan.NameEnd = pickName(Used, "vecEnd");
+  Plan.NameIdx = pickName(Used, "vecIdx");
+  Plan.NameBase = pickName(Used, "vecBase");
+  Plan.NameLane = pickName(Used, "lane");
+  if (Plan.PerThread) {
+    Plan.NameStride = pickName(Used, "vecStride");
+    Plan.NameLimit = pickName(Used, "vecLimit");
+  }
   StringMap<unsigned> PerPtr;
   for (const VecGroup &G : Plan.Groups)
     ++PerPtr[G.Ptr];
@@ -349,8 +362,9 @@ void LoopAnalyzer::chooseNames(BodyFacts &Facts) {
     std::string Name = G.Ptr + "Vec";
     if (PerPtr[G.Ptr] > 1)
       Name += std::to_string(Seen[G.Ptr]++);
-    G.Var = Pick(Name);
+    G.Var = pickName(Used, Name);
   }
+  return Used;
 }
 
 std::string LoopAnalyzer::run(SourceLocation &Where) {
@@ -358,20 +372,36 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
   if (std::string Why = checkHeader(Where); !Why.empty())
     return Why;
   BodyFacts Facts;
-  if (std::string Why = analyzeBody(Ctx, Loop, IV, Facts, Where); !Why.empty())
-    return Why;
-  for (const Expr *E : {EndE, StepE})
-    if (E)
-      if (std::string Why = checkInvariant(E, "the loop bound", Facts, Where);
-          !Why.empty())
-        return Why;
-  if (std::string Why = buildGroups(Facts, Where); !Why.empty())
-    return Why;
+  std::string Why = analyzeBody(Ctx, Loop, IV, Facts, Where);
+  if (Why.empty())
+    for (const Expr *E : {EndE, StepE})
+      if (E)
+        if (std::string W = checkInvariant(E, "the loop bound", Facts, Where);
+            !W.empty())
+          return W;
+  if (Why.empty())
+    Why = buildGroups(Facts, Where);
+  if (!Why.empty()) {
+    // The plain form refused the body: try the widened one (inner loops,
+    // index arithmetic, atomics).
+    SourceLocation WideWhere = Loop->getBeginLoc();
+    VecLoopPlan Header = Plan;
+    Header.Groups.clear();
+    Header.UnitStrides.clear();
+    Header.DependentElem.clear();
+    std::string WhyWide = widenRegion(Ctx, K, IV, PartitionDeps,
+                                      {Loop->getBody()}, Header, WideWhere);
+    if (WhyWide.empty()) {
+      Plan = std::move(Header);
+      return extractLoopText(Where);
+    }
+    return Why + "; widened: " + WhyWide;
+  }
   // A sequential loop's lanes run in the original order; a thread-partitioned
   // loop hands each thread other elements, so its partial sums change.
   Plan.RegroupsFloatReduction =
       Facts.FloatReduction && Plan.Partition != LoopPartition::Sequential;
-  chooseNames(Facts);
+  chooseNames(Ctx, K, Plan);
   return extractText(Facts, Where);
 }
 

@@ -57,14 +57,11 @@ public:
   }
   bool VisitCallExpr(CallExpr *C) {
     StringRef Name = getCalleeName(C);
-    for (StringRef P : {"__syncthreads", "__syncwarp", "__shfl", "__ballot",
-                        "__any_sync", "__all_sync", "__match", "__reduce_",
-                        "__activemask", "__barrier"})
-      if (Name.starts_with(P))
-        return refuse(C->getBeginLoc(),
-                      "the loop body calls '" + Name.str() +
-                          "'; a barrier or warp collective must see every "
-                          "thread's original iterations");
+    if (isBarrierOrCollective(Name))
+      return refuse(C->getBeginLoc(),
+                    "the loop body calls '" + Name.str() +
+                        "'; a barrier or warp collective must see every "
+                        "thread's original iterations");
     return true;
   }
   bool VisitVarDecl(VarDecl *VD) {
@@ -120,8 +117,7 @@ private:
   void checkPointers();
   void checkScalarWrites();
   bool checkReduction(const VarDecl *V, const Expr *W,
-                      SmallPtrSetImpl<const Expr *> &Covered,
-                      std::string &Op);
+                      SmallPtrSetImpl<const Expr *> &Covered, std::string &Op);
 
   ASTContext &Ctx;
   const ForStmt *Loop;
@@ -199,7 +195,8 @@ static void flattenSum(const Expr *E, bool Neg,
                        SmallVectorImpl<std::pair<const Expr *, bool>> &Out) {
   const Expr *S = E->IgnoreImpCasts();
   if (const auto *P = dyn_cast<ParenExpr>(S)) {
-    const auto *In = dyn_cast<BinaryOperator>(P->getSubExpr()->IgnoreImpCasts());
+    const auto *In =
+        dyn_cast<BinaryOperator>(P->getSubExpr()->IgnoreImpCasts());
     if (In && (In->getOpcode() == BO_Add || In->getOpcode() == BO_Sub))
       S = In;
   }
@@ -216,7 +213,8 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
   const Expr *Replace;
   Role R = classify(E, Replace);
   bool Writes = R == Role::Write || R == Role::ReadWrite;
-  const auto *BaseRef = dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
+  const auto *BaseRef =
+      dyn_cast<DeclRefExpr>(E->getBase()->IgnoreParenImpCasts());
   const auto *Ptr = BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
   if (!Ptr || !Ptr->getType()->isPointerType() ||
       Facts.DeclaredInBody.count(Ptr)) {
@@ -237,9 +235,11 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
   const Expr *Idx = E->getIdx();
   if (!mentions(Idx, IV)) {
     if (Writes)
-      refuse(E->getBeginLoc(), "the store to '" + text(E) + "' does not "
-                               "depend on '" + IV->getName() +
-                                   "'; every iteration writes the same element");
+      refuse(E->getBeginLoc(),
+             "the store to '" + text(E) +
+                 "' does not "
+                 "depend on '" +
+                 IV->getName() + "'; every iteration writes the same element");
     InvariantAccess.try_emplace(Ptr, E);
     return;
   }
@@ -283,9 +283,9 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
     Expr::EvalResult Val;
     if (!Stride->isValueDependent() && Stride->EvaluateAsInt(Val, Ctx)) {
       if (Val.Val.getInt() != 1) {
-        refuse(E->getBeginLoc(),
-               "'" + text(E) + "' is not unit-stride in '" + IV->getName() +
-                   "' (stride " + toString(Val.Val.getInt(), 10) + ")");
+        refuse(E->getBeginLoc(), "'" + text(E) + "' is not unit-stride in '" +
+                                     IV->getName() + "' (stride " +
+                                     toString(Val.Val.getInt(), 10) + ")");
         return;
       }
     } else {
@@ -341,8 +341,10 @@ void BodyAnalyzer::checkPointers() {
     auto It = InvariantAccess.find(G.Ptr);
     if (It != InvariantAccess.end()) {
       refuse(It->second->getBeginLoc(),
-             "'" + G.Ptr->getName() + "' is stored in the loop and also read "
-             "at '" + text(It->second) + "', which does not depend on '" +
+             "'" + G.Ptr->getName() +
+                 "' is stored in the loop and also read "
+                 "at '" +
+                 text(It->second) + "', which does not depend on '" +
                  IV->getName() + "'");
       return;
     }
@@ -380,8 +382,8 @@ bool BodyAnalyzer::checkReduction(const VarDecl *V, const Expr *W,
     else if (C->getOperator() != OO_Equal)
       Kind = StringRef(getOperatorSpelling(C->getOperator())).drop_back().str();
   }
-  const auto *L = LHS ? dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts())
-                      : nullptr;
+  const auto *L =
+      LHS ? dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts()) : nullptr;
   if (!L || L->getDecl() != V)
     return false;
   Covered.insert(L);
@@ -410,10 +412,9 @@ bool BodyAnalyzer::checkReduction(const VarDecl *V, const Expr *W,
         }
       }
     }
-    static const char *const Ops[] = {"+",    "*",     "&",     "|",
-                                      "^",    "fmaxf", "fminf", "fmax",
-                                      "fmin", "max",   "min",   "__hmax",
-                                      "__hmin"};
+    static const char *const Ops[] = {"+",     "*",      "&",     "|",    "^",
+                                      "fmaxf", "fminf",  "fmax",  "fmin", "max",
+                                      "min",   "__hmax", "__hmin"};
     if (!A || !is_contained(Ops, Kind))
       return false;
     if (getRefVar(B2) == V)
@@ -436,11 +437,10 @@ void BodyAnalyzer::checkScalarWrites() {
   SmallPtrSet<const Expr *, 16> Covered;
   SmallPtrSet<const VarDecl *, 8> Reduced;
   for (const Expr *W : Writes) {
-    const Expr *Target = isa<UnaryOperator>(W)
-                             ? cast<UnaryOperator>(W)->getSubExpr()
-                         : isa<BinaryOperator>(W)
-                             ? cast<BinaryOperator>(W)->getLHS()
-                             : cast<CXXOperatorCallExpr>(W)->getArg(0);
+    const Expr *Target =
+        isa<UnaryOperator>(W)    ? cast<UnaryOperator>(W)->getSubExpr()
+        : isa<BinaryOperator>(W) ? cast<BinaryOperator>(W)->getLHS()
+                                 : cast<CXXOperatorCallExpr>(W)->getArg(0);
     Target = Target->IgnoreParenImpCasts();
     if (isa<ArraySubscriptExpr>(Target))
       continue; // checked with the subscripts
@@ -448,7 +448,8 @@ void BodyAnalyzer::checkScalarWrites() {
     const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
     if (V == IV) {
       refuse(W->getBeginLoc(), "the loop body modifies the induction "
-                               "variable '" + IV->getName() + "'");
+                               "variable '" +
+                                   IV->getName() + "'");
       return;
     }
     if (V && Facts.DeclaredInBody.count(V))
@@ -472,9 +473,10 @@ void BodyAnalyzer::checkScalarWrites() {
     }
     if (!checkReduction(V, W, Covered, Ops[V])) {
       refuse(W->getBeginLoc(),
-             "'" + V->getName() + "' carries a value from one iteration to "
-             "the next and is not a reduction (`v += e`, `v = max(v, e)`, "
-             "...)");
+             "'" + V->getName() +
+                 "' carries a value from one iteration to "
+                 "the next and is not a reduction (`v += e`, `v = max(v, e)`, "
+                 "...)");
       return;
     }
     Reduced.insert(V);
@@ -522,9 +524,8 @@ std::string BodyAnalyzer::run(SourceLocation &Where) {
   return Reason;
 }
 
-std::string analyzeBody(ASTContext &Ctx, const ForStmt *Loop,
-                        const VarDecl *IV, BodyFacts &Facts,
-                        SourceLocation &Where) {
+std::string analyzeBody(ASTContext &Ctx, const ForStmt *Loop, const VarDecl *IV,
+                        BodyFacts &Facts, SourceLocation &Where) {
   BodyAnalyzer A(Ctx, Loop, IV, Facts);
   return A.run(Where);
 }

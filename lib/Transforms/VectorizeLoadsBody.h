@@ -1,4 +1,5 @@
-//===- VectorizeLoadsBody.h - The loop body seen by vectorize-loads -*- C++ -*-//
+//===- VectorizeLoadsBody.h - The loop body seen by vectorize-loads -*- C++
+//-*-//
 // Private to lib/Transforms.
 #ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSBODY_H
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSBODY_H

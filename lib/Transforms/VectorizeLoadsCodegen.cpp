@@ -11,7 +11,8 @@
 //       reinterpret_cast<uintptr_t>(out + r * d) % 16 == 0) {
 //     constexpr int VecW = 8;
 //     union VecF16 { uint4 u; __half v[VecW]; };
-//     for (int vecIdx = threadIdx.x; vecIdx < (d) / VecW; vecIdx += blockDim.x) {
+//     for (int vecIdx = threadIdx.x; vecIdx < (d) / VecW; vecIdx += blockDim.x)
+//     {
 //       const int vecBase = vecIdx * VecW;
 //       VecF16 inVec, outVec;
 //       inVec.u = *reinterpret_cast<const uint4 *>(in + r * d + vecBase);
@@ -49,15 +50,20 @@ unsigned getVectorWidth(const VecLoopPlan &Plan) {
 }
 
 /// Bytes of one access of \p G, as C++ text.
-static std::string getAccessBytes(const VecLoopPlan &Plan,
-                                  const VecGroup &G) {
+static std::string getAccessBytes(const VecLoopPlan &Plan, const VecGroup &G) {
   if (!Plan.DependentElem.empty())
     return std::to_string(Plan.WidthBytes);
   return std::to_string(getVectorWidth(Plan) * G.ElemBytes);
 }
 
-/// The vector type that moves one access of \p G.
-static std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
+std::string getWidthText(const VecLoopPlan &Plan) {
+  if (Plan.DependentElem.empty())
+    return std::to_string(getVectorWidth(Plan));
+  return "(" + std::to_string(Plan.WidthBytes) + " / sizeof(" +
+         Plan.DependentElem + "))";
+}
+
+std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
   unsigned Bytes = Plan.DependentElem.empty()
                        ? getVectorWidth(Plan) * G.ElemBytes
                        : Plan.WidthBytes;
@@ -82,8 +88,7 @@ static std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
   }
 }
 
-/// The local union type that views one access as its elements.
-static std::string getUnionName(const VecGroup &G) {
+std::string getUnionName(const VecGroup &G) {
   StringRef T = G.ElemType;
   if (T == "float")
     return "VecF32";
@@ -155,10 +160,13 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
   }
   for (const std::string &S : Plan.UnitStrides)
     Conds.push_back(paren(S) + " == 1");
+  for (const std::string &D : Plan.DivisibleBy)
+    Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
   OS << "if (" << join(Conds, " &&\n    ") << ") {\n";
 }
 
-static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
+/// The comment, `constexpr int VecW = ...;` and one union per element type.
+static void writeWidthAndUnions(raw_ostream &OS, const VecLoopPlan &Plan) {
   const std::string &W = Plan.NameW;
   unsigned Width = getVectorWidth(Plan);
   OS << "// astra-opt vectorize-loads: " << Plan.WidthBytes
@@ -175,8 +183,8 @@ static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
     OS << "static_assert(" << Plan.WidthBytes << " % sizeof(" << T
        << ") == 0, \"vectorize-loads: the element size must divide "
        << Plan.WidthBytes << " bytes\");\n";
-    OS << "constexpr int " << W << " = " << Plan.WidthBytes << " / sizeof("
-       << T << ");\n";
+    OS << "constexpr int " << W << " = " << Plan.WidthBytes << " / sizeof(" << T
+       << ");\n";
   }
   // One union per element type.
   std::vector<std::string> Unions;
@@ -188,12 +196,22 @@ static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
     OS << "union " << U << " {\n  " << getVectorType(Plan, G) << " u;\n  "
        << G.ElemType << " v[" << W << "];\n};\n";
   }
+}
 
+static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
+  const std::string &W = Plan.NameW;
+  writeWidthAndUnions(OS, Plan);
   OS << "for (" << Plan.IVType << " " << Plan.NameIdx << " = " << Plan.Start
      << "; " << Plan.NameIdx << " < " << paren(Plan.End) << " / " << W << "; "
      << Plan.NameIdx << " += " << Plan.Step << ") {\n";
-  OS << "const " << Plan.IVType << " " << Plan.NameBase << " = "
-     << Plan.NameIdx << " * " << W << ";\n";
+  if (!Plan.WidenedBody.empty()) {
+    OS << "const " << Plan.IVType << " " << Plan.IVName << " = " << Plan.NameIdx
+       << " * " << W << ";\n";
+    OS << Plan.WidenedBody << "}\n";
+    return;
+  }
+  OS << "const " << Plan.IVType << " " << Plan.NameBase << " = " << Plan.NameIdx
+     << " * " << W << ";\n";
   for (const VecGroup &G : Plan.Groups)
     OS << getUnionName(G) << " " << G.Var << ";\n";
   for (const VecGroup &G : Plan.Groups) {
@@ -206,8 +224,8 @@ static void writeVectorLoop(raw_ostream &OS, const VecLoopPlan &Plan) {
        << ";\n";
   }
   OS << "#pragma unroll\n";
-  OS << "for (int " << Plan.NameLane << " = 0; " << Plan.NameLane << " < "
-     << W << "; ++" << Plan.NameLane << ") {\n";
+  OS << "for (int " << Plan.NameLane << " = 0; " << Plan.NameLane << " < " << W
+     << "; ++" << Plan.NameLane << ") {\n";
   std::string Body = applyBodyEdits(Plan);
   if (mentionsName(Body, Plan.IVName))
     OS << "const " << Plan.IVType << " " << Plan.IVName << " = "
@@ -238,9 +256,38 @@ static void writeTail(raw_ostream &OS, const VecLoopPlan &Plan) {
   OS << "if (" << I << " < " << Plan.NameEnd << ")\n  " << I << " += (("
      << Plan.NameEnd << " - " << I << " - 1) / " << paren(Plan.Step)
      << " + 1) * " << paren(Plan.Step) << ";\n";
-  OS << "for (; " << I << " < " << Plan.End << "; " << I
-     << " += " << Plan.Step << ") {\n"
+  OS << "for (; " << I << " < " << Plan.End << "; " << I << " += " << Plan.Step
+     << ") {\n"
      << Plan.BodyText << "\n}\n";
+}
+
+std::string generatePerThread(const VecLoopPlan &Plan) {
+  std::string S;
+  raw_string_ostream OS(S);
+  const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType;
+  writeGuard(OS, Plan);
+  if (!Plan.OtherExits.empty())
+    OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
+  writeWidthAndUnions(OS, Plan);
+  // The original runs element i on thread i for i < min(n, threads): so
+  // does the vector loop, a pack per thread and step, for any grid.
+  OS << "const " << T << " " << Plan.NameStride << " = " << Plan.Step << ";\n";
+  OS << "const " << T << " " << Plan.NameLimit << " = " << paren(Plan.End)
+     << " < " << Plan.NameStride << " ? static_cast<" << T << ">(" << Plan.End
+     << ") : " << Plan.NameStride << ";\n";
+  OS << "for (" << T << " " << Plan.NameIdx << " = " << I << "; "
+     << Plan.NameIdx << " < " << Plan.NameLimit << " / " << W << "; "
+     << Plan.NameIdx << " += " << Plan.NameStride << ") {\n";
+  OS << "const " << T << " " << I << " = " << Plan.NameIdx << " * " << W
+     << ";\n";
+  OS << Plan.WidenedBody << "}\n";
+  OS << "// Scalar tail: the last " << Plan.NameLimit << " % " << W
+     << " elements, each by the thread that owns it in the original.\n";
+  OS << "if (" << I << " >= " << Plan.NameLimit << " / " << W << " * " << W
+     << " && " << I << " < " << Plan.NameLimit << ") {\n"
+     << Plan.RegionText << "\n}\n";
+  OS << "} else {\n" << Plan.LoopText << "\n}";
+  return S;
 }
 
 std::string generateVectorLoop(const VecLoopPlan &Plan) {

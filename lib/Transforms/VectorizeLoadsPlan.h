@@ -13,6 +13,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/StringSet.h"
 #include <string>
 #include <vector>
 
@@ -30,9 +31,9 @@ enum class LoopPartition {
 
 /// The accesses `p[base + i]` of one pointer at one base offset.
 struct VecGroup {
-  std::string Ptr;      ///< pointer as written (a parameter or local)
-  std::string Base;     ///< additive base offset as written; empty for 0
-  std::string ElemType; ///< element type as written (`__half`, `T`, ...)
+  std::string Ptr;        ///< pointer as written (a parameter or local)
+  std::string Base;       ///< additive base offset as written; empty for 0
+  std::string ElemType;   ///< element type as written (`__half`, `T`, ...)
   unsigned ElemBytes = 0; ///< 0 when the type is a template parameter
   bool IsFloat = false;   ///< element type is `float` (use float4/float2)
   bool Load = false;      ///< loaded before the lanes run
@@ -50,11 +51,11 @@ struct BodyEdit {
 
 struct VecLoopPlan {
   LoopPartition Partition = LoopPartition::Sequential;
-  std::string IVType;   ///< type of the induction variable as written
+  std::string IVType; ///< type of the induction variable as written
   std::string IVName;
-  std::string Start, End, Step; ///< loop bounds as written
-  std::string LoopText;         ///< the whole original loop
-  std::string BodyText;         ///< the body's statements (braces removed)
+  std::string Start, End, Step;    ///< loop bounds as written
+  std::string LoopText;            ///< the whole original loop
+  std::string BodyText;            ///< the body's statements (braces removed)
   std::vector<BodyEdit> BodyEdits; ///< accesses -> union lanes
   std::vector<VecGroup> Groups;
   std::vector<std::string> UnitStrides; ///< runtime strides that must be 1
@@ -67,6 +68,27 @@ struct VecLoopPlan {
   bool RegroupsFloatReduction = false;
   /// Local names chosen not to clash with identifiers of the kernel.
   std::string NameW, NameEnd, NameIdx, NameBase, NameLane;
+
+  // The widened form (VectorizeLoadsWiden.cpp): a body with sequential inner
+  // loops, index arithmetic (`i / d`, `i % d`) or atomics. Groups then only
+  // feed the guard (Base: the part of the index known before the loop) and
+  // the union types.
+  /// The body of the vector loop, generated whole; empty in the plain form.
+  std::string WidenedBody;
+  /// Run-time values that must be multiples of the vector width.
+  std::vector<std::string> DivisibleBy;
+  /// The body uses 16- or 8-byte float atomics (red.global.add.v4/v2.f32).
+  bool VectorAtomics = false;
+
+  // The one-element-per-thread form (VectorizeLoadsThread.cpp).
+  bool PerThread = false;
+  /// Exit conditions besides the index bound, in the original's sense (the
+  /// thread returns when one holds); they do not depend on the index.
+  std::vector<std::string> OtherExits;
+  /// The kernel's statements from the bound check to the end: the
+  /// per-element body, and the text the fallback keeps.
+  std::string RegionText;
+  std::string NameStride, NameLimit;
 };
 
 /// Analyses \p Loop of \p Kernel for a vectorization with \p WidthBytes-wide
@@ -78,6 +100,17 @@ std::string analyzeVectorLoop(clang::ASTContext &Ctx,
                               const clang::Stmt *Loop, unsigned WidthBytes,
                               VecLoopPlan &Plan, clang::SourceLocation &Where);
 
+/// The one-element-per-thread form of \p K (VectorizeLoadsThread.cpp).
+/// Returns false when the kernel has no global thread index `i =
+/// blockIdx * blockDim + threadIdx` (no site). Otherwise sets \p Why to
+/// empty and fills \p Plan and the file range [EditBegin, EditEnd) to
+/// replace (bound check to the end of the body), or sets \p Why and
+/// \p Where to the reason it does not apply.
+bool analyzePerThread(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                      unsigned WidthBytes, VecLoopPlan &Plan,
+                      clang::SourceLocation &Where, std::string &Why,
+                      unsigned &EditBegin, unsigned &EditEnd);
+
 /// Elements per thread and iteration, or 0 when the plan is generic over a
 /// template parameter (computed in the generated code).
 unsigned getVectorWidth(const VecLoopPlan &Plan);
@@ -85,6 +118,35 @@ unsigned getVectorWidth(const VecLoopPlan &Plan);
 /// The replacement text of the loop: guard, vector loop, scalar tail, and the
 /// original loop as the fallback.
 std::string generateVectorLoop(const VecLoopPlan &Plan);
+
+/// The replacement of a one-element-per-thread kernel's bound check and
+/// body: guard, a grid-stride loop over packs, the scalar tail, and the
+/// original as the fallback.
+std::string generatePerThread(const VecLoopPlan &Plan);
+
+/// The vector width as C++ text usable before `VecW` is declared: `4`, or
+/// `(16 / sizeof(T))` for a template element type.
+std::string getWidthText(const VecLoopPlan &Plan);
+/// The vector type that moves one access of \p G (float4, uint2, ...).
+std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G);
+/// The local union type that views one access of \p G as its elements.
+std::string getUnionName(const VecGroup &G);
+
+/// Fills the element facts of \p G (ElemType, ElemBytes, IsFloat; the
+/// plan's DependentElem) for the pointer \p Ptr. Empty on success, else the
+/// reason.
+std::string describeElement(clang::ASTContext &Ctx, const clang::VarDecl *Ptr,
+                            VecLoopPlan &Plan, VecGroup &G);
+/// Picks the plan's local names (and each group's variable) so that no
+/// identifier of \p K is reused; returns every name now taken.
+llvm::StringSet<> chooseNames(clang::ASTContext &Ctx,
+                              const clang::FunctionDecl *K, VecLoopPlan &Plan);
+/// \p Name, or \p Name with '_' appended until \p Used lacks it; taken.
+std::string pickName(llvm::StringSet<> &Used, std::string Name);
+
+/// Refuses plans whose groups mix element kinds or whose elements fill a
+/// whole access.
+std::string checkElementWidths(const VecLoopPlan &Plan);
 
 } // namespace astra
 

@@ -2,6 +2,8 @@
 #include "VectorizeLoadsUtil.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 using namespace llvm;
@@ -63,10 +65,10 @@ struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
     OverloadedOperatorKind K = C->getOperator();
     if (C->getNumArgs() >= 1 &&
         (C->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus))
-      assign(C->getArg(0), C->getNumArgs() > 1 && K != OO_PlusPlus &&
-                                   K != OO_MinusMinus
-                               ? C->getArg(1)
-                               : nullptr);
+      assign(C->getArg(0),
+             C->getNumArgs() > 1 && K != OO_PlusPlus && K != OO_MinusMinus
+                 ? C->getArg(1)
+                 : nullptr);
     return true;
   }
 };
@@ -137,6 +139,33 @@ unsigned DependenceInfo::getVar(const VarDecl *VD) {
   }
   Cache[VD] = Bits;
   return Bits;
+}
+
+bool isBarrierOrCollective(StringRef Name) {
+  for (StringRef P :
+       {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync",
+        "__all_sync", "__match", "__reduce_", "__activemask", "__barrier"})
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
+StringSet<> collectIdentifiers(ASTContext &Ctx, const FunctionDecl *K) {
+  StringSet<> Used;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceRange KR = K->getSourceRange();
+  SourceLocation Begin = SM.getFileLoc(KR.getBegin());
+  StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
+  unsigned BOff = SM.getFileOffset(Begin);
+  unsigned EOff = SM.getFileOffset(SM.getFileLoc(KR.getEnd()));
+  Lexer Lex(SM.getLocForStartOfFile(SM.getFileID(Begin)), Ctx.getLangOpts(),
+            Buf.begin(), Buf.begin() + BOff,
+            Buf.begin() + std::min<size_t>(EOff + 1, Buf.size()));
+  Token Tok;
+  while (!Lex.LexFromRawLexer(Tok))
+    if (Tok.is(tok::raw_identifier))
+      Used.insert(Tok.getRawIdentifier());
+  return Used;
 }
 
 const Expr *resolveValue(const Expr *E, const VarWrites &W) {

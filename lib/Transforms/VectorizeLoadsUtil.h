@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace astra {
 namespace vectorize {
@@ -56,6 +57,15 @@ private:
   const VarWrites &Writes;
   llvm::DenseMap<const clang::VarDecl *, unsigned> Cache;
 };
+
+/// Whether a call of \p Name is a barrier or a warp collective: it must
+/// see every thread's original iterations.
+bool isBarrierOrCollective(llvm::StringRef Name);
+
+/// Every identifier written in the source of \p K (names a rewrite must not
+/// reuse for its locals).
+llvm::StringSet<> collectIdentifiers(clang::ASTContext &Ctx,
+                                     const clang::FunctionDecl *K);
 
 /// Follows a local variable that is never modified to its initializer.
 const clang::Expr *resolveValue(const clang::Expr *E, const VarWrites &W);

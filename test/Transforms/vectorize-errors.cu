@@ -22,10 +22,10 @@
 
 __global__ void nonunit(float *out, const float *in, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)
-    out[i] = in[2 * i];
+    out[2 * i] = in[2 * i];
 }
 // NONUNIT: error: rewrite 'vectorize-loads' does not apply to kernel nonunit
-// NONUNIT-NEXT: vectorize-errors.cu:25:14: note: loop nonunit:L0: 'in[2 * i]' is not unit-stride in 'i' (stride 2)
+// NONUNIT-NEXT: vectorize-errors.cu:25:5: note: loop nonunit:L0: 'out[2 * i]' is not unit-stride in 'i' (stride 2); widened: no access `p[e]` has an index e that is unit-stride in 'i'
 
 __global__ void brk(float *out, const float *in, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x) {

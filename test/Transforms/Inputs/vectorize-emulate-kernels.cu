@@ -66,3 +66,66 @@ __global__ void scale(T *out, const T *__restrict__ in, T s, int n) {
 template __global__ void scale<float>(float *, const float *, float, int);
 template __global__ void scale<double>(double *, const double *, double, int);
 template __global__ void scale<short>(short *, const short *, short, int);
+
+// Widened forms. One element per thread, the two halves of a row on grid.y.
+__global__ void act(float *out, const float *in, int d) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const long t = blockIdx.y;
+  if (i >= d)
+    return;
+  float g = in[t * 2 * d + i];
+  float u = in[t * 2 * d + d + i];
+  out[t * d + i] = g * 3.0f - u;
+}
+
+// One element per thread; row and column from the flat index.
+__global__ void gatherRows(float *out, const long *index, const float *x,
+                           int rows, int f) {
+  const long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (long)rows * f)
+    return;
+  const long row = idx / f;
+  const long col = idx % f;
+  out[idx] = x[index[row] * f + col];
+}
+
+// One element per thread on x, rows on y, a sequential edge loop.
+__global__ void spmm(float *out, const long *indptr, const long *indices,
+                     const float *values, const float *dense, int rows,
+                     int f) {
+  const int row = blockIdx.x * blockDim.y + threadIdx.y;
+  const int col = blockIdx.y * blockDim.x + threadIdx.x;
+  if (row < rows && col < f) {
+    float acc = 0.0f;
+    for (long e = indptr[row]; e < indptr[row + 1]; ++e)
+      acc += values[e] * dense[indices[e] * f + col];
+    out[(long)row * f + col] = acc;
+  }
+}
+
+// A block-stride feature loop around an edge loop (mean aggregation).
+__global__ void segmean(float *out, const int *indptr, const int *indices,
+                        const float *x, int f) {
+  const int r = blockIdx.x;
+  const int begin = indptr[r];
+  const int end = indptr[r + 1];
+  const int deg = end - begin;
+  for (int j = threadIdx.x; j < f; j += blockDim.x) {
+    float sum = 0.0f;
+    for (int e = begin; e < end; ++e)
+      sum += x[(long)indices[e] * f + j];
+    out[(long)r * f + j] = deg > 0 ? sum / deg : 0.0f;
+  }
+}
+
+// A grid-stride scatter with float atomics.
+__global__ void scatter(float *out, const long *index, const float *src,
+                        int edges, int f) {
+  const long n = (long)edges * f;
+  for (long idx = (long)blockIdx.x * blockDim.x + threadIdx.x; idx < n;
+       idx += (long)gridDim.x * blockDim.x) {
+    long e = idx / f;
+    long c = idx % f;
+    atomicAdd(&out[index[e] * f + c], src[idx]);
+  }
+}

@@ -33,19 +33,33 @@ ASTRA_VEC(float2, float, 2)
 ASTRA_VEC(uint4, unsigned, 4)
 ASTRA_VEC(uint2, unsigned, 2)
 template <class T> T __ldg(const T *P) { return *P; }
+// Threads run one after another: a plain add is atomic.
+template <class T> T atomicAdd(T *P, T V) {
+  T Old = *P;
+  *P += V;
+  return Old;
+}
 
 #include KERNELS
 
-template <class F> static void launch(unsigned Grid, unsigned Block, F Fn) {
-  gridDim.x = Grid;
-  blockDim.x = Block;
-  for (unsigned B = 0; B < Grid; ++B)
-    for (unsigned T = 0; T < Block; ++T) {
-      blockIdx.x = B;
-      threadIdx.x = T;
-      Fn();
-    }
+template <class F>
+static void launch2(unsigned GX, unsigned GY, unsigned BX, unsigned BY, F Fn) {
+  gridDim = {GX, GY, 1};
+  blockDim = {BX, BY, 1};
+  for (unsigned Y = 0; Y < GY; ++Y)
+    for (unsigned X = 0; X < GX; ++X)
+      for (unsigned TY = 0; TY < BY; ++TY)
+        for (unsigned TX = 0; TX < BX; ++TX) {
+          blockIdx = {X, Y, 0};
+          threadIdx = {TX, TY, 0};
+          Fn();
+        }
 }
+template <class F> static void launch(unsigned Grid, unsigned Block, F Fn) {
+  launch2(Grid, 1, Block, 1, Fn);
+}
+
+
 
 template <class T> static void hash(const char *What, const T *P, long N) {
   uint64_t H = 1469598103934665603ull;
@@ -72,6 +86,78 @@ template <class T> struct Buf {
   }
 };
 
+// The widened forms: sizes around the widths, grids too small, exact and
+// too large, misaligned data.
+static void runWidened() {
+  const int Widths[] = {1, 2, 3, 4, 5, 7, 8, 12, 16};
+  const unsigned Blocks[] = {1, 3, 32};
+  for (int F : Widths)
+    for (int R : {1, 3, 5})
+      for (unsigned Bl : Blocks)
+        for (int Off : {0, 1})
+          for (int Part : {1, 2, 3}) { // grid: half, exact, one more
+            auto Grid = [&](long N, unsigned B) {
+              long G = (N + B - 1) / B;
+              G = Part == 1 ? (G + 1) / 2 : Part == 2 ? G : G + 1;
+              return unsigned(G < 1 ? 1 : G);
+            };
+            std::printf("f=%d r=%d block=%u off=%d grid=%d:", F, R, Bl, Off,
+                        Part);
+            {
+              Buf<float> In(2L * R * F, Off, 11, false), Out(1L * R * F, Off, 0, true);
+              launch2(Grid(F, Bl), R, Bl, 1, [&] { act(Out.P, In.P, F); });
+              hash("act", Out.P, 1L * R * F);
+            }
+            {
+              Buf<float> X(7L * F, Off, 12, false), Out(1L * R * F, 0, 0, true);
+              Buf<long> Index(R, 0, 0, false);
+              for (int I = 0; I < R; ++I)
+                Index.P[I] = (I * 3 + 1) % 7;
+              launch(Grid(1L * R * F, Bl), Bl,
+                     [&] { gatherRows(Out.P, Index.P, X.P, R, F); });
+              hash("gatherRows", Out.P, 1L * R * F);
+            }
+            // CSR rows with 0, 1 and 2 edges.
+            std::vector<long> Ptr(R + 1, 0);
+            for (int I = 0; I < R; ++I)
+              Ptr[I + 1] = Ptr[I] + I % 3;
+            long Nnz = Ptr[R];
+            {
+              Buf<long> Indptr(R + 1, 0, 0, false), Indices(Nnz + 1, 0, 0, false);
+              Buf<float> Values(Nnz + 1, 0, 13, false), Dense(7L * F, Off, 14, false),
+                  Out(1L * R * F, Off, 0, true);
+              for (int I = 0; I <= R; ++I)
+                Indptr.P[I] = Ptr[I];
+              for (long E = 0; E < Nnz; ++E)
+                Indices.P[E] = (E * 5 + 2) % 7;
+              launch2((R + 1) / 2, Grid(F, Bl), Bl, 2, [&] {
+                spmm(Out.P, Indptr.P, Indices.P, Values.P, Dense.P, R, F);
+              });
+              hash("spmm", Out.P, 1L * R * F);
+            }
+            {
+              Buf<int> Indptr(R + 1, 0, 0, false), Indices(Nnz + 1, 0, 0, false);
+              Buf<float> X(7L * F, Off, 15, false), Out(1L * R * F, Off, 0, true);
+              for (int I = 0; I <= R; ++I)
+                Indptr.P[I] = int(Ptr[I]);
+              for (long E = 0; E < Nnz; ++E)
+                Indices.P[E] = int((E * 4 + 3) % 7);
+              launch(R, Bl, [&] { segmean(Out.P, Indptr.P, Indices.P, X.P, F); });
+              hash("segmean", Out.P, 1L * R * F);
+            }
+            {
+              int E = 2 * R;
+              Buf<float> Src(1L * E * F, Off, 16, false), Out(3L * F, Off, 17, false);
+              Buf<long> Index(E, 0, 0, false);
+              for (int I = 0; I < E; ++I)
+                Index.P[I] = I % 3;
+              launch(Grid(1L * E * F, Bl), Bl,
+                     [&] { scatter(Out.P, Index.P, Src.P, E, F); });
+              hash("scatter", Out.P, 3L * F);
+            }
+            std::printf("\n");
+          }
+}
 int main() {
   const int Sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100};
   const unsigned Blocks[] = {1, 3, 32};
@@ -141,5 +227,8 @@ int main() {
           std::printf("\n");
         }
   std::fprintf(stderr, "vector moves: %ld\n", VectorMoves);
+  VectorMoves = 0;
+  runWidened();
+  std::fprintf(stderr, "widened vector moves: %ld\n", VectorMoves);
   return 0;
 }

@@ -1,0 +1,258 @@
+//===- VectorizeLoadsThread.cpp - One element per thread, a pack instead --===//
+//
+// The kernels that give every thread one element:
+//
+//   const T i = blockIdx.b * blockDim.t + threadIdx.t;   (b may differ from t)
+//   ...                                     (nothing that depends on i)
+//   if (i >= n || other) return;            or  if (i < n && other) { BODY }
+//   BODY
+//
+// Thread i runs element i when i < n, so the elements run are
+// [0, min(n, G)) with G = gridDim.b * blockDim.t threads along the index.
+// The rewrite keeps exactly that set, for any grid: a grid-stride loop over
+// the packs of [0, min(n, G)) (each thread takes pack i, i + G, ...), then
+// the last min(n, G) % W elements, each by its original thread. The threads
+// that share packs differ only in (blockIdx.b, threadIdx.t); BODY may not
+// depend on those other than through i, and the guard depends on neither,
+// so all of them take the same path. Host code needs no change; a launch
+// with G / W threads would do the same work.
+//
+//===----------------------------------------------------------------------===//
+#include "VectorizeLoadsPlan.h"
+#include "VectorizeLoadsUtil.h"
+#include "VectorizeLoadsWiden.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+using namespace vectorize;
+
+namespace {
+struct Index {
+  const VarDecl *IV = nullptr;
+  char BlockDim = 0, ThreadDim = 0;
+};
+
+/// `blockIdx.b * blockDim.t + threadIdx.t` (any order, through unmodified
+/// locals and integer casts).
+bool matchGlobalIndex(const Expr *E, const VarWrites &W, Index &Out) {
+  const auto *Add = dyn_cast<BinaryOperator>(resolveValue(E, W));
+  if (!Add || Add->getOpcode() != BO_Add)
+    return false;
+  for (const Expr *T : {Add->getLHS(), Add->getRHS()}) {
+    const Expr *Other = T == Add->getLHS() ? Add->getRHS() : Add->getLHS();
+    char TD, BD, DD;
+    if (!matchBuiltin(resolveValue(T, W), "threadIdx", TD))
+      continue;
+    const auto *M = dyn_cast<BinaryOperator>(resolveValue(Other, W));
+    if (!M || M->getOpcode() != BO_Mul)
+      continue;
+    const Expr *L = resolveValue(M->getLHS(), W),
+               *R = resolveValue(M->getRHS(), W);
+    if ((matchBuiltin(L, "blockIdx", BD) && matchBuiltin(R, "blockDim", DD)) ||
+        (matchBuiltin(R, "blockIdx", BD) && matchBuiltin(L, "blockDim", DD)))
+      if (DD == TD) {
+        Out.BlockDim = BD;
+        Out.ThreadDim = TD;
+        return true;
+      }
+  }
+  return false;
+}
+
+void splitOn(const Expr *E, BinaryOperatorKind Op,
+             SmallVectorImpl<const Expr *> &Out) {
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (B && B->getOpcode() == Op) {
+    splitOn(B->getLHS(), Op, Out);
+    splitOn(B->getRHS(), Op, Out);
+    return;
+  }
+  Out.push_back(E);
+}
+
+bool isReturn(const Stmt *S) {
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
+    return CS->size() == 1 && isReturn(CS->body_front());
+  const auto *R = dyn_cast_or_null<ReturnStmt>(S);
+  return R && !R->getRetValue();
+}
+} // namespace
+
+bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
+                      unsigned WidthBytes, VecLoopPlan &Plan,
+                      SourceLocation &Where, std::string &Why,
+                      unsigned &EditBegin, unsigned &EditEnd) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
+  if (!Body)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  auto Text = [&](SourceRange R) {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO)
+        .str();
+  };
+  VarWrites Writes;
+  Writes.collect(Body);
+  std::vector<const Stmt *> Stmts(Body->body_begin(), Body->body_end());
+  // Candidates, threadIdx.x first: the dimension consecutive threads share.
+  std::vector<std::pair<Index, unsigned>> Cands;
+  for (unsigned I = 0; I < Stmts.size(); ++I) {
+    const auto *DS = dyn_cast<DeclStmt>(Stmts[I]);
+    const auto *VD = DS && DS->isSingleDecl()
+                         ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                         : nullptr;
+    Index Idx;
+    if (VD && VD->getInit() && VD->getType()->isIntegerType() &&
+        !Writes.Modified.count(VD) &&
+        matchGlobalIndex(VD->getInit(), Writes, Idx)) {
+      Idx.IV = VD;
+      Cands.push_back({Idx, I});
+    }
+  }
+  stable_sort(Cands, [](const auto &A, const auto &B) {
+    return (A.first.ThreadDim == 'x') > (B.first.ThreadDim == 'x');
+  });
+  if (Cands.empty())
+    return false;
+  std::string FirstWhy;
+  SourceLocation FirstWhere;
+  for (auto [Idx, DeclAt] : Cands) {
+    const VarDecl *IV = Idx.IV;
+    unsigned PartitionDeps =
+        depBit(DepTid, Idx.ThreadDim) | depBit(DepBid, Idx.BlockDim);
+    auto Fail = [&](SourceLocation L, std::string R) {
+      if (FirstWhy.empty()) {
+        FirstWhy = std::move(R);
+        FirstWhere = L;
+      }
+    };
+    // The bound check: the first statement after the index that uses it.
+    unsigned At = DeclAt + 1;
+    while (At < Stmts.size() && !isa<IfStmt>(Stmts[At]))
+      ++At;
+    const auto *If = At < Stmts.size() ? cast<IfStmt>(Stmts[At]) : nullptr;
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
+        !mentions(If->getCond(), IV)) {
+      Fail(IV->getLocation(), "no bound check `if (" + IV->getNameAsString() +
+                                  " >= n) return;` or `if (" +
+                                  IV->getNameAsString() +
+                                  " < n) {...}` follows the global index '" +
+                                  IV->getNameAsString() + "'");
+      continue;
+    }
+    bool ReturnForm = isReturn(If->getThen());
+    SmallVector<const Expr *, 4> Terms;
+    splitOn(If->getCond(), ReturnForm ? BO_LOr : BO_LAnd, Terms);
+    const Expr *End = nullptr;
+    std::vector<std::string> Others;
+    bool Bad = false;
+    DependenceInfo Deps(Writes);
+    for (const Expr *T : Terms) {
+      const auto *B = dyn_cast<BinaryOperator>(T->IgnoreParenImpCasts());
+      const Expr *Bound = nullptr;
+      if (B && ReturnForm && B->getOpcode() == BO_GE &&
+          getRefVar(B->getLHS()) == IV)
+        Bound = B->getRHS();
+      else if (B && ReturnForm && B->getOpcode() == BO_LE &&
+               getRefVar(B->getRHS()) == IV)
+        Bound = B->getLHS();
+      else if (B && !ReturnForm && B->getOpcode() == BO_LT &&
+               getRefVar(B->getLHS()) == IV)
+        Bound = B->getRHS();
+      else if (B && !ReturnForm && B->getOpcode() == BO_GT &&
+               getRefVar(B->getRHS()) == IV)
+        Bound = B->getLHS();
+      if (Bound && !End && !mentions(Bound, IV)) {
+        End = Bound;
+        continue;
+      }
+      if (mentions(T, IV) || (Deps.get(T) & (PartitionDeps | DepUnknown))) {
+        Fail(T->getBeginLoc(), "the condition '" + Text(T->getSourceRange()) +
+                                   "' of the bound check differs between the "
+                                   "threads that would share packs");
+        Bad = true;
+        break;
+      }
+      Others.push_back(ReturnForm ? "(" + Text(T->getSourceRange()) + ")"
+                                  : "!(" + Text(T->getSourceRange()) + ")");
+    }
+    if (Bad)
+      continue;
+    if (!End || (Deps.get(End) & (PartitionDeps | DepUnknown))) {
+      Fail(If->getBeginLoc(),
+           "the bound check is not `" + IV->getNameAsString() +
+               " >= n` (return) or `" + IV->getNameAsString() +
+               " < n` (block) with n the same for every "
+               "thread");
+      continue;
+    }
+    std::vector<const Stmt *> Region;
+    SourceLocation RegionBegin, RegionEnd, ReplaceEnd;
+    if (ReturnForm) {
+      Region.assign(Stmts.begin() + At + 1, Stmts.end());
+      RegionBegin = Lexer::getLocForEndOfToken(If->getEndLoc(), 0, SM, LO);
+      SourceLocation Semi = Lexer::findLocationAfterToken(
+          If->getEndLoc(), tok::semi, SM, LO, false);
+      if (Semi.isValid())
+        RegionBegin = Semi;
+      RegionEnd = ReplaceEnd = Body->getRBracLoc();
+    } else {
+      bool Last = all_of(ArrayRef(Stmts).drop_front(At + 1),
+                         [](const Stmt *S) { return isa<NullStmt>(S); });
+      const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
+      if (!Last || !Then) {
+        Fail(If->getBeginLoc(), "statements follow the bound check's block");
+        continue;
+      }
+      Region.assign(Then->body_begin(), Then->body_end());
+      RegionBegin = Then->getLBracLoc().getLocWithOffset(1);
+      RegionEnd = Then->getRBracLoc();
+      ReplaceEnd = Then->getRBracLoc().getLocWithOffset(1);
+    }
+    SourceLocation IfBegin = If->getBeginLoc();
+    if (IfBegin.isMacroID() || RegionBegin.isMacroID() ||
+        RegionEnd.isMacroID() || !SM.isWrittenInMainFile(IfBegin)) {
+      Fail(IfBegin, "the bound check is written in a macro");
+      continue;
+    }
+    VecLoopPlan P;
+    P.WidthBytes = WidthBytes;
+    P.PerThread = true;
+    P.IVName = IV->getNameAsString();
+    P.IVType =
+        IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+    P.End = Text(End->getSourceRange());
+    P.Step = "static_cast<" + P.IVType + ">(gridDim." + Idx.BlockDim +
+             ") * static_cast<" + P.IVType + ">(blockDim." + Idx.ThreadDim +
+             ")";
+    P.OtherExits = Others;
+    StringRef Buf = SM.getBufferData(SM.getFileID(IfBegin));
+    EditBegin = SM.getFileOffset(IfBegin);
+    EditEnd = SM.getFileOffset(ReplaceEnd);
+    P.LoopText = Buf.slice(EditBegin, EditEnd).rtrim().str();
+    P.RegionText =
+        Buf.slice(SM.getFileOffset(RegionBegin), SM.getFileOffset(RegionEnd))
+            .trim("\n")
+            .rtrim()
+            .str();
+    SourceLocation W = IfBegin;
+    std::string R = widenRegion(Ctx, K, IV, PartitionDeps, Region, P, W);
+    if (!R.empty()) {
+      Fail(W, R);
+      continue;
+    }
+    Plan = std::move(P);
+    Where = IfBegin;
+    Why.clear();
+    return true;
+  }
+  Why = FirstWhy;
+  Where = FirstWhere;
+  return true;
+}
+
+} // namespace astra

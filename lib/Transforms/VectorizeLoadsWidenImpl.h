@@ -1,0 +1,112 @@
+//===- VectorizeLoadsWidenImpl.h - The widening analysis -------*- C++ -*-===//
+//
+// Private to VectorizeLoadsWiden*.cpp: the state shared by the analysis
+// (VectorizeLoadsWiden.cpp) and the text generation
+// (VectorizeLoadsWidenEmit.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSWIDENIMPL_H
+#define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSWIDENIMPL_H
+
+#include "VectorizeLoadsPlan.h"
+#include "VectorizeLoadsUtil.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <map>
+
+namespace astra {
+namespace vectorize {
+
+/// How a value varies over the lanes of a pack (see VectorizeLoadsWiden.h).
+enum class Lane { Inv = 0, Aff = 1, Var = 2 };
+
+/// An access `p[e]` with e Aff and aligned: one lane of a vector access.
+struct PackUse {
+  const clang::ArraySubscriptExpr *Access = nullptr;
+  const clang::Expr *Replace = nullptr;    ///< Access, or `__ldg(&Access)`
+  const clang::CallExpr *Atomic = nullptr; ///< `atomicAdd(&Access, v)`
+  const clang::Stmt *Unit = nullptr;       ///< the per-lane statement
+  bool Read = false, Write = false, NeedsLoad = false;
+  std::string Key;    ///< pointer and index, blanks removed
+  unsigned Group = 0; ///< in Plan.Groups (guard and union)
+};
+
+class Widener {
+public:
+  Widener(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+          const clang::VarDecl *IV, unsigned PartitionDeps,
+          llvm::ArrayRef<const clang::Stmt *> Region, VecLoopPlan &Plan);
+  std::string run(clang::SourceLocation &Where);
+
+  // Analysis (VectorizeLoadsWiden.cpp).
+  Lane formOf(const clang::Expr *E);
+  Lane formOfVar(const clang::VarDecl *VD);
+  bool isGuardEvaluable(const clang::Expr *E) const;
+  std::string text(clang::SourceRange R) const;
+  const clang::Stmt *parent(const clang::Stmt *S) const;
+
+  // Text generation (VectorizeLoadsWidenEmit.cpp).
+  std::string prepareUnits(clang::SourceLocation &Where);
+  std::string emit();
+
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+  const clang::FunctionDecl *K;
+  const clang::VarDecl *IV;
+  unsigned PartitionDeps;
+  std::vector<const clang::Stmt *> Region;
+  VecLoopPlan &Plan;
+
+  VarWrites KernelWrites;
+  VarWrites RegionWrites; ///< variables the region writes
+  /// Variables declared in the region, their writes other than the
+  /// initializer (the write expression and its value, null for ++/--).
+  llvm::SmallPtrSet<const clang::VarDecl *, 16> RegionVars;
+  llvm::DenseMap<
+      const clang::VarDecl *,
+      std::vector<std::pair<const clang::Expr *, const clang::Expr *>>>
+      VarWritesIn;
+  llvm::DenseMap<const clang::VarDecl *, Lane> Forms;
+  llvm::SmallPtrSet<const clang::VarDecl *, 8> AddressTaken;
+  std::vector<const clang::ArraySubscriptExpr *> Subscripts;
+  /// Statements of the region in emission order: structural ones (kept
+  /// with their header) and per-lane units.
+  llvm::SmallPtrSet<const clang::Stmt *, 16> Structural, Units;
+  std::vector<PackUse> Packs;
+  llvm::DenseMap<const clang::Expr *, unsigned> PackOf; ///< Replace -> Packs
+  llvm::DenseMap<const clang::CallExpr *, unsigned> AtomicOf;
+  /// Text edits inside each unit: file offset -> (length, text).
+  std::map<unsigned, std::pair<unsigned, std::string>> Edits;
+  std::vector<std::string> AtomicVars; ///< per atomic pack, by PackUse index
+  llvm::DenseMap<unsigned, std::string> AtomicVarOf;
+  std::string Reason;
+  clang::SourceLocation ReasonLoc;
+
+  bool refuse(clang::SourceLocation L, const llvm::Twine &Why) {
+    if (Reason.empty()) {
+      Reason = Why.str();
+      ReasonLoc = L;
+    }
+    return false;
+  }
+
+private:
+  void scan();
+  void computeForms();
+  bool isControlled(const clang::Expr *Write);
+  bool isStructural(const clang::Stmt *S);
+  void classify(llvm::ArrayRef<const clang::Stmt *> Seq);
+  void findPacks();
+  bool isZeroModW(const clang::Expr *E, std::vector<std::string> &Conds,
+                  unsigned Depth);
+  void checkPointers();
+  std::string buildGroups(clang::SourceLocation &Where);
+};
+
+/// The statements of \p S as a sequence: a compound's children, else \p S.
+std::vector<const clang::Stmt *> getSequence(const clang::Stmt *S);
+
+} // namespace vectorize
+} // namespace astra
+
+#endif

@@ -11,6 +11,7 @@
 // writes the report so far (exit 130).
 //
 //===----------------------------------------------------------------------===//
+#include "LlmOptions.h"
 #include "Modes.h"
 #include "astra/Agent/Report.h"
 #include "astra/Agent/Run.h"
@@ -38,7 +39,11 @@ static cl::opt<bool> AgentRewrite(
              "spec's kernels, prove them on the GPU, keep the best"),
     cl::cat(AstraCategory));
 static cl::opt<std::string>
-    AgentName("agent", cl::desc("--agent-rewrite: the agent (search)"),
+    AgentName("agent",
+              cl::desc("--agent-rewrite: the agent: search (the catalogue, "
+                       "offline), llm (a language model proposes plans or "
+                       "new kernel bodies) or hybrid (the model chooses "
+                       "rewrites, the search tunes them); see --llm-*"),
               cl::init("search"), cl::cat(AstraCategory));
 static cl::opt<unsigned>
     Budget("budget",
@@ -196,9 +201,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     return Error::success();
   if (In.FileName == "<stdin>.cu" && SpecFile.empty())
     return makeInputError("--agent-rewrite on stdin needs --spec");
-  if (AgentName != "search")
+  if (AgentName != "search" && AgentName != "llm" && AgentName != "hybrid")
     return makeInputError("--agent=" + AgentName +
-                          ": unknown agent; known: search");
+                          ": unknown agent; known: search, llm, hybrid");
   Expected<double> Seconds = parseDuration(TimeBudget);
   if (!Seconds)
     return Seconds.takeError();
@@ -244,6 +249,13 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     std::lock_guard<std::mutex> L(ProgressLock);
     errs() << "astra-opt: " << Line << "\n";
   };
+  if (AgentName != "search") {
+    auto F = makeLlmAgentFactory(Setup, AgentName, Spec, ReportFile,
+                                 AO.Search, AO.Loop.Progress);
+    if (!F)
+      return F.takeError();
+    AO.MakeAgent = std::move(*F);
+  }
   std::string KeepDir = HarnessKeep;
   AO.MakeEvaluator =
       [&](const KernelSpec &K,

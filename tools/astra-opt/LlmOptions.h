@@ -1,0 +1,25 @@
+//===- LlmOptions.h - --agent=llm and --agent=hybrid options ----*- C++ -*-===//
+#ifndef ASTRA_TOOLS_LLMOPTIONS_H
+#define ASTRA_TOOLS_LLMOPTIONS_H
+
+#include "astra/Agent/Agent.h"
+#include "astra/Support/CompileSetup.h"
+#include <functional>
+#include <memory>
+
+namespace astra {
+
+/// Makes the per-kernel agent factory for --agent=llm or --agent=hybrid from
+/// the --llm-* options: one client (live endpoint or --llm-replay) shared by
+/// every kernel, its transcript beside \p ReportFile (or --llm-transcript).
+/// Errors (exit 1): no endpoint or model, an unreadable transcript or
+/// prompt directory.
+llvm::Expected<std::function<std::unique_ptr<Agent>()>>
+makeLlmAgentFactory(const CompileSetup &Setup, llvm::StringRef AgentName,
+                    llvm::StringRef SpecPath, llvm::StringRef ReportFile,
+                    const SearchOptions &Search,
+                    std::function<void(llvm::StringRef)> Progress);
+
+} // namespace astra
+
+#endif

@@ -42,6 +42,11 @@ if shutil.which("ptxas") or (config.cuda_path and os.path.exists(
         os.path.join(config.cuda_path, "bin", "ptxas"))):
     config.available_features.add("ptxas")
 
+# The LLM agent's HTTP client loads libcurl at run time.
+import ctypes.util
+if ctypes.util.find_library("curl"):
+    config.available_features.add("libcurl")
+
 
 def has_cuda_device():
     smi = shutil.which("nvidia-smi")

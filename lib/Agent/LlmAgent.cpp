@@ -3,6 +3,7 @@
 #include "astra/Agent/LlmTools.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Frontend/KernelReplacement.h"
+#include "astra/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -56,9 +57,6 @@ private:
   /// Records a problem for the model's next round and the report.
   void problem(const Twine &P) {
     std::string Text = P.str();
-    // "error: " is for people reading a terminal.
-    for (size_t At; (At = Text.find("error: ")) != std::string::npos;)
-      Text.erase(At, 7);
     Feedback.push_back(formatv("round {0}: {1}", RoundsUsed, Text).str());
     if (!RoundLog.empty())
       if (json::Array *A = RoundLog.back().getAsObject()->getArray("problems"))
@@ -157,8 +155,8 @@ LlmAgent::ask(const AgentContext &Ctx) {
         },
         [&](const ErrorInfoBase &E) { Msg = E.message(); });
     Log["error"] = Msg;
-    if (Fatal)
-      return createStringError(inconvertibleErrorCode(), Msg);
+    if (Fatal) // wrong key, model or URL: the user's to fix (exit 1)
+      return makeInputError(Msg);
     Stopped = "the LLM endpoint was lost in round " +
               std::to_string(RoundsUsed) + " (" + Msg +
               "); kept the best verified result so far";
@@ -314,10 +312,12 @@ Expected<std::vector<Candidate>> LlmAgent::propose(const AgentContext &Ctx) {
     if (!*Props)
       return std::vector<Candidate>(); // endpoint lost
     std::vector<Candidate> Cands;
+    std::vector<std::string> ChoseNow; // hybrid
     for (const Proposal &P : **Props) {
       if (P.Kind == Proposal::Choose) {
         for (const std::string &N : P.Rewrites)
           Chosen.insert(N);
+        ChoseNow.insert(ChoseNow.end(), P.Rewrites.begin(), P.Rewrites.end());
         Search = createSearchAgent(Opts.Search);
         continue;
       }
@@ -331,7 +331,11 @@ Expected<std::vector<Candidate>> LlmAgent::propose(const AgentContext &Ctx) {
         std::string What = P.Kind == Proposal::Plan
                                ? "apply_rewrites " + formatSteps(P.Steps)
                                : std::string("replace_kernel");
-        problem(What + ": " + toString(C.takeError()));
+        // "error: " is for people reading a terminal.
+        std::string Text = toString(C.takeError());
+        StringRef Why(Text);
+        Why.consume_front("error: ");
+        problem(What + ": " + Why);
         continue;
       }
       Cands.push_back(std::move(*C));
@@ -340,12 +344,14 @@ Expected<std::vector<Candidate>> LlmAgent::propose(const AgentContext &Ctx) {
     const json::Object &Log = *RoundLog.back().getAsObject();
     size_t Problems = Log.getArray("problems")->size();
     RoundLog.back().getAsObject()->insert({"candidates", Cands.size()});
-    Opts.Progress(formatv("[{0}] {1} round {2}/{3}: {4} candidate(s), {5} "
-                          "problem(s); {6} prompt + {7} completion tokens "
-                          "so far",
+    std::string Got =
+        Opts.Hybrid ? "chose " + (ChoseNow.empty() ? std::string("nothing")
+                                                   : join(ChoseNow, ", "))
+                    : formatv("{0} candidate(s)", Cands.size()).str();
+    Opts.Progress(formatv("[{0}] {1} round {2}/{3}: {4}, {5} problem(s); {6} "
+                          "prompt + {7} completion tokens so far",
                           Ctx.SpecKernel, getName(), RoundsUsed, Opts.Rounds,
-                          Cands.size(), Problems, PromptTokens,
-                          CompletionTokens)
+                          Got, Problems, PromptTokens, CompletionTokens)
                       .str());
     if (!Cands.empty())
       return std::move(Cands);

@@ -141,6 +141,7 @@ public:
       R.Headers.push_back("Authorization: Bearer " + Opts.ApiKey);
     R.Body = formatv("{0}", Request).str();
     R.TimeoutSeconds = Opts.TimeoutSeconds;
+    R.Cancel = Opts.Cancel;
     auto T0 = std::chrono::steady_clock::now();
     Expected<HttpResponse> Resp = httpPostWithRetries(R, Opts.Retry);
     double Secs =

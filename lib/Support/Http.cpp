@@ -91,6 +91,12 @@ size_t readHeader(char *Data, size_t Size, size_t N, void *Out) {
   return Size * N;
 }
 
+int checkCancel(void *Cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool> *>(Cancel)->load() ? 1 : 0;
+}
+
+bool cancelled(const HttpRequest &R) { return R.Cancel && R.Cancel->load(); }
+
 double nowSeconds() {
   return std::chrono::duration<double>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -148,6 +154,11 @@ Expected<HttpResponse> httpPost(const HttpRequest &R) {
                long(R.ConnectTimeoutSeconds * 1000));
   C.EasySetopt(H, CURLOPT_NOSIGNAL, 1L); // threads, and our SIGINT handler
   C.EasySetopt(H, CURLOPT_ERRORBUFFER, ErrBuf);
+  if (R.Cancel) {
+    C.EasySetopt(H, CURLOPT_XFERINFOFUNCTION, checkCancel);
+    C.EasySetopt(H, CURLOPT_XFERINFODATA, R.Cancel);
+    C.EasySetopt(H, CURLOPT_NOPROGRESS, 0L);
+  }
   CURLcode Code = C.EasyPerform(H);
   if (Code == CURLE_OK)
     C.EasyGetinfo(H, CURLINFO_RESPONSE_CODE, &Resp.Status);
@@ -157,6 +168,8 @@ Expected<HttpResponse> httpPost(const HttpRequest &R) {
     std::string Why = ErrBuf[0] ? ErrBuf : C.EasyStrerror(Code);
     if (Code == CURLE_OPERATION_TIMEDOUT)
       Why = formatv("no reply within {0} s ({1})", R.TimeoutSeconds, Why);
+    else if (Code == CURLE_ABORTED_BY_CALLBACK)
+      Why = "interrupted";
     return createStringError(inconvertibleErrorCode(),
                              "POST " + R.Url + ": " + Why);
   }
@@ -182,7 +195,7 @@ Expected<HttpResponse> httpPostWithRetries(const HttpRequest &R,
     } else {
       return Resp;
     }
-    if (Attempt >= P.MaxAttempts) {
+    if (Attempt >= P.MaxAttempts || cancelled(R)) {
       if (Resp)
         return Resp;
       return createStringError(
@@ -196,8 +209,10 @@ Expected<HttpResponse> httpPostWithRetries(const HttpRequest &R,
                 .str());
     if (P.Sleep)
       P.Sleep(Wait);
-    else
-      std::this_thread::sleep_for(std::chrono::duration<double>(Wait));
+    else // in slices, so that Ctrl-C is not kept waiting
+      for (double Left = Wait; Left > 0 && !cancelled(R); Left -= 0.1)
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(std::min(Left, 0.1)));
     Backoff = std::min(Backoff * 2, P.MaxBackoff);
   }
 }

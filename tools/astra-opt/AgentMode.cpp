@@ -5,6 +5,7 @@
 //             [-o out.cu | --in-place] [--report r.json] [--plan p.json]
 //             [--diff] [--budget=N] [--time-budget=4m] [--beam-width=3]
 //             [--depth=3] [--gpus=all|0,1] [--allow-regression] [--dry-run]
+//             [--agent=search|llm|hybrid] [--llm-* (LlmOptions.cpp)]
 //
 // Without a GPU: exit 2 before any work (--dry-run lists what would be
 // tried instead). Ctrl-C stops the search, leaves the input untouched and
@@ -251,7 +252,7 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   };
   if (AgentName != "search") {
     auto F = makeLlmAgentFactory(Setup, AgentName, Spec, ReportFile,
-                                 AO.Search, AO.Loop.Progress);
+                                 AO.Search, AO.Loop.Progress, &Interrupted);
     if (!F)
       return F.takeError();
     AO.MakeAgent = std::move(*F);

@@ -85,7 +85,8 @@ Expected<std::function<std::unique_ptr<Agent>()>>
 makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
                     StringRef SpecPath, StringRef ReportFile,
                     const SearchOptions &Search,
-                    std::function<void(StringRef)> Progress) {
+                    std::function<void(StringRef)> Progress,
+                    const std::atomic<bool> *Interrupted) {
   if (LlmRounds == 0 || LlmCandidates == 0 || LlmAttempts == 0)
     return makeInputError("--llm-rounds, --llm-candidates and --llm-attempts "
                           "must be at least 1");
@@ -122,6 +123,7 @@ makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
     auto [Key, Var] = apiKey();
     H.ApiKey = Key;
     H.TimeoutSeconds = LlmTimeout;
+    H.Cancel = Interrupted;
     H.Retry.MaxAttempts = LlmAttempts;
     H.Retry.Log = [Progress](StringRef Line) {
       Progress("LLM: " + Line.str());

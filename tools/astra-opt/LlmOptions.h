@@ -4,6 +4,7 @@
 
 #include "astra/Agent/Agent.h"
 #include "astra/Support/CompileSetup.h"
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -18,7 +19,8 @@ llvm::Expected<std::function<std::unique_ptr<Agent>()>>
 makeLlmAgentFactory(const CompileSetup &Setup, llvm::StringRef AgentName,
                     llvm::StringRef SpecPath, llvm::StringRef ReportFile,
                     const SearchOptions &Search,
-                    std::function<void(llvm::StringRef)> Progress);
+                    std::function<void(llvm::StringRef)> Progress,
+                    const std::atomic<bool> *Interrupted);
 
 } // namespace astra
 

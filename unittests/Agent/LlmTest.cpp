@@ -70,8 +70,7 @@ TEST(LlmReply, MalformedRepliesSayWhat) {
   EXPECT_NE(Why("{\"choices\": [ oops").find("not JSON"), std::string::npos);
   EXPECT_NE(Why("[1]").find("not a JSON object"), std::string::npos);
   EXPECT_NE(Why("{\"choices\": []}").find("no 'choices'"), std::string::npos);
-  EXPECT_NE(Why("{\"choices\": [{}]}").find("no 'message'"),
-            std::string::npos);
+  EXPECT_NE(Why("{\"choices\": [{}]}").find("no 'message'"), std::string::npos);
   EXPECT_NE(Why(R"({"choices": [{"message": {"tool_calls": [{}]}}]})")
                 .find("tool_calls[0] has no function name"),
             std::string::npos);
@@ -224,8 +223,7 @@ TEST(Http, RetryAfterAndRetryableStatuses) {
   EXPECT_EQ(parseRetryAfter("7", 0), 7.0);
   EXPECT_EQ(parseRetryAfter(" 1.5 ", 0), 1.5);
   // Wed, 21 Oct 2015 07:28:00 GMT is 1445412480.
-  EXPECT_EQ(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412470),
-            10.0);
+  EXPECT_EQ(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412470), 10.0);
   EXPECT_EQ(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412490), 0.0);
   EXPECT_EQ(parseRetryAfter("soon", 0), std::nullopt);
   EXPECT_TRUE(isRetryableStatus(429));

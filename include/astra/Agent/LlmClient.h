@@ -80,7 +80,8 @@ struct HttpChatOptions {
   std::string ApiKey;   ///< empty: no Authorization header
   double TimeoutSeconds = 300;
   RetryPolicy Retry;
-  std::string TranscriptPath; ///< empty: none written
+  std::string TranscriptPath;                ///< empty: none written
+  const std::atomic<bool> *Cancel = nullptr; ///< Ctrl-C
 };
 
 /// A client for a live endpoint. Errors when the transcript cannot be

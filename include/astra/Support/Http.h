@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -29,6 +30,8 @@ struct HttpRequest {
   std::string Body;
   double TimeoutSeconds = 300;       ///< the whole transfer
   double ConnectTimeoutSeconds = 15; ///< connecting only
+  /// When set and true, the transfer (and any back-off wait) stops: Ctrl-C.
+  const std::atomic<bool> *Cancel = nullptr;
 };
 
 struct HttpResponse {

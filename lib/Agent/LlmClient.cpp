@@ -154,8 +154,12 @@ public:
     std::string Body, Msg;
     bool Failed = true, Fatal = false;
     if (!Resp) {
-      Fatal = !isHttpAvailable();
+      // Never reached at all: a wrong URL or port more likely than an
+      // outage, and there is nothing to keep yet.
+      Fatal = !isHttpAvailable() || (!Reached && !cancelled());
       Msg = "the LLM endpoint is unreachable: " + toString(Resp.takeError());
+      if (Fatal && isHttpAvailable())
+        Msg += " (no request has reached it yet: check --llm-endpoint)";
     } else if (Resp->Status == 200) {
       Body = std::move(Resp->Body);
       Entry["status"] = 200;
@@ -185,6 +189,7 @@ public:
       Entry["status"] = S;
       Entry["error_body"] = redactSecret(Resp->Body, Opts.ApiKey);
     }
+    Reached |= bool(Resp);
     if (Failed) {
       Msg = redactSecret(Msg, Opts.ApiKey);
       Entry["error"] = Msg;
@@ -211,6 +216,8 @@ private:
   HttpChatOptions Opts;
   std::unique_ptr<raw_fd_ostream> Transcript;
   unsigned Seq = 0;
+  bool Reached = false; ///< some request got an HTTP reply
+  bool cancelled() const { return Opts.Cancel && Opts.Cancel->load(); }
 };
 
 class ReplayChatClient : public ChatClient {

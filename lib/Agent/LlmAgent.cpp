@@ -25,6 +25,17 @@ public:
   StringRef getName() const override { return Opts.Hybrid ? "hybrid" : "llm"; }
   Expected<std::vector<Candidate>> propose(const AgentContext &Ctx) override;
   json::Value getReport() const override;
+  /// The request the next round would send.
+  Expected<json::Value> nextRequest(const AgentContext &Ctx) {
+    if (Error E = prepare(Ctx))
+      return std::move(E);
+    ++RoundsUsed;
+    Expected<std::string> User = userPrompt(Ctx);
+    --RoundsUsed;
+    if (!User)
+      return User.takeError();
+    return makeChatRequest(Opts.Chat, Opts.Prompts.System, *User, tools());
+  }
 
 private:
   LlmAgentOptions Opts;
@@ -44,6 +55,8 @@ private:
 
   Error prepare(const AgentContext &Ctx);
   Expected<std::string> userPrompt(const AgentContext &Ctx);
+  /// The tools of this agent for the kernel's catalogue.
+  json::Array tools() const;
   /// Asks the model once; the proposals, or std::nullopt when the endpoint
   /// is lost (Stopped says why). Fatal endpoint errors are returned.
   Expected<std::optional<std::vector<Proposal>>> ask(const AgentContext &Ctx);
@@ -84,6 +97,14 @@ Error LlmAgent::prepare(const AgentContext &Ctx) {
     Catalogue.push_back(std::move(O));
   }
   return Error::success();
+}
+
+json::Array LlmAgent::tools() const {
+  std::vector<std::string> Names;
+  for (const RewriteOption &O : Catalogue)
+    if (!llvm::is_contained(Names, O.Params.Name))
+      Names.push_back(O.Params.Name);
+  return llmTools(Opts.Hybrid, Names);
 }
 
 Expected<std::string> LlmAgent::userPrompt(const AgentContext &Ctx) {
@@ -127,11 +148,7 @@ LlmAgent::ask(const AgentContext &Ctx) {
   Expected<std::string> User = userPrompt(Ctx);
   if (!User)
     return User.takeError();
-  std::vector<std::string> Names;
-  for (const RewriteOption &O : Catalogue)
-    if (!llvm::is_contained(Names, O.Params.Name))
-      Names.push_back(O.Params.Name);
-  json::Array Tools = llmTools(Opts.Hybrid, Names);
+  json::Array Tools = tools();
   json::Value Req =
       makeChatRequest(Opts.Chat, Opts.Prompts.System, *User, Tools);
   std::string Label =
@@ -374,6 +391,12 @@ json::Value LlmAgent::getReport() const {
 
 std::unique_ptr<Agent> createLlmAgent(const LlmAgentOptions &O) {
   return std::make_unique<LlmAgent>(O);
+}
+
+Expected<json::Value> previewLlmRequest(const LlmAgentOptions &O,
+                                        const AgentContext &Ctx) {
+  LlmAgent A(O);
+  return A.nextRequest(Ctx);
 }
 
 } // namespace astra

@@ -19,8 +19,9 @@ json::Value makeChatRequest(const ChatSettings &S, StringRef System,
   json::Object O{
       {"model", S.Model},
       {"messages",
-       json::Array{json::Object{{"role", "system"}, {"content", System}},
-                   json::Object{{"role", "user"}, {"content", User}}}},
+       // Owned copies: a json::Value made from a StringRef only refers.
+       json::Array{json::Object{{"role", "system"}, {"content", System.str()}},
+                   json::Object{{"role", "user"}, {"content", User.str()}}}},
       {"max_tokens", S.MaxTokens},
       {"temperature", S.Temperature},
       {"stream", false}};
@@ -148,7 +149,7 @@ public:
         std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
             .count();
     json::Object Entry{{"seq", ++Seq},
-                       {"label", Label},
+                       {"label", Label.str()},
                        {"request", Request},
                        {"seconds", Secs}};
     std::string Body, Msg;

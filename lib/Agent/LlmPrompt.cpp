@@ -129,9 +129,12 @@ std::string formatProfile(const AgentContext &Ctx) {
                   R.Device.Name, R.Device.CcMajor, R.Device.CcMinor,
                   R.Device.SMs, R.Device.CopyGBs);
   bool Best = Timed == Ctx.Best;
-  OS << "| shape | original us | original GB/s | original % of copy |"
-     << (Best ? " best us | best GB/s | best % of copy | speedup |" : "")
-     << "\n|---|---|---|---|" << (Best ? "---|---|---|---|" : "") << "\n";
+  bool AnyTimed = llvm::any_of(
+      R.Shapes, [](const ShapeResult &S) { return S.Timing.has_value(); });
+  if (AnyTimed)
+    OS << "| shape | original us | original GB/s | original % of copy |"
+       << (Best ? " best us | best GB/s | best % of copy | speedup |" : "")
+       << "\n|---|---|---|---|" << (Best ? "---|---|---|---|" : "") << "\n";
   for (const ShapeResult &S : R.Shapes) {
     if (!S.Timing)
       continue;

@@ -11,8 +11,8 @@ namespace {
 json::Object tool(StringRef Name, StringRef Description, json::Object Params) {
   return json::Object{
       {"type", "function"},
-      {"function", json::Object{{"name", Name},
-                                {"description", Description},
+      {"function", json::Object{{"name", Name.str()},
+                                {"description", Description.str()},
                                 {"parameters", std::move(Params)}}}};
 }
 

@@ -221,6 +221,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   // From here on Ctrl-C stops the search cleanly instead of killing it.
   auto *OldHandler = std::signal(SIGINT, onInterrupt);
   llvm::scope_exit Restore([&] { std::signal(SIGINT, OldHandler); });
+  if (DryRun && AgentName != "search")
+    return printLlmDryRun(Setup, In.FileName, In.Code, Spec, AgentName,
+                          KernelNames);
   if (DryRun)
     return printDryRun(Setup, In, Spec);
   // No GPU: say so before any work.

@@ -14,7 +14,11 @@
 #include "LlmOptions.h"
 #include "Options.h"
 #include "astra/Agent/LlmAgent.h"
+#include "astra/Agent/Plan.h"
+#include "astra/Frontend/KernelModel.h"
+#include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
+#include "astra/Transforms/Enumerate.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -81,12 +85,10 @@ static std::pair<std::string, std::string> apiKey() {
   return {"", ""};
 }
 
-Expected<std::function<std::unique_ptr<Agent>()>>
-makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
-                    StringRef SpecPath, StringRef ReportFile,
-                    const SearchOptions &Search,
-                    std::function<void(StringRef)> Progress,
-                    const std::atomic<bool> *Interrupted) {
+/// The agent's options from the flags, without a client.
+static Expected<LlmAgentOptions>
+makeLlmAgentOptions(const CompileSetup &Setup, StringRef AgentName,
+                    StringRef SpecPath, const SearchOptions &Search) {
   if (LlmRounds == 0 || LlmCandidates == 0 || LlmAttempts == 0)
     return makeInputError("--llm-rounds, --llm-candidates and --llm-attempts "
                           "must be at least 1");
@@ -99,12 +101,26 @@ makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
   O.SpecPath = SpecPath.str();
   O.Setup = Setup;
   O.Search = Search;
-  O.Progress = Progress;
   std::string Dir = LlmPrompts.empty() ? findPromptDir() : LlmPrompts;
   Expected<PromptFiles> P = loadPromptFiles(Dir, O.Hybrid ? "hybrid" : "llm");
   if (!P)
     return P.takeError();
   O.Prompts = std::move(*P);
+  return O;
+}
+
+Expected<std::function<std::unique_ptr<Agent>()>>
+makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
+                    StringRef SpecPath, StringRef ReportFile,
+                    const SearchOptions &Search,
+                    std::function<void(StringRef)> Progress,
+                    const std::atomic<bool> *Interrupted) {
+  Expected<LlmAgentOptions> OrErr =
+      makeLlmAgentOptions(Setup, AgentName, SpecPath, Search);
+  if (!OrErr)
+    return OrErr.takeError();
+  LlmAgentOptions O = std::move(*OrErr);
+  O.Progress = Progress;
 
   if (!LlmReplay.empty()) {
     Expected<std::unique_ptr<ChatClient>> C =
@@ -150,6 +166,74 @@ makeLlmAgentFactory(const CompileSetup &Setup, StringRef AgentName,
   }
   return std::function<std::unique_ptr<Agent>()>(
       [O] { return createLlmAgent(O); });
+}
+
+Error printLlmDryRun(const CompileSetup &Setup, StringRef FileName,
+                     StringRef Code, StringRef SpecPath, StringRef AgentName,
+                     ArrayRef<std::string> Kernels) {
+  Expected<LlmAgentOptions> O =
+      makeLlmAgentOptions(Setup, AgentName, SpecPath, SearchOptions());
+  if (!O)
+    return O.takeError();
+  Expected<LaunchSpecFile> SF = parseSpecFile(SpecPath);
+  if (!SF)
+    return SF.takeError();
+  Expected<KernelModel> Model = loadKernelModel(Setup, FileName, Code);
+  if (!Model)
+    return Model.takeError();
+  outs() << "astra-opt --agent-rewrite --agent=" << AgentName
+         << " would send, per kernel, up to " << LlmRounds
+         << " request(s) like these (the first round's; later rounds add the "
+            "measurements, the history and the problems of earlier "
+            "replies):\n";
+  for (const KernelSpec &K : SF->Kernels) {
+    if (!Kernels.empty() && !llvm::is_contained(Kernels, K.Kernel))
+      continue;
+    const KernelInfo *KI = Model->findKernel(K.Kernel);
+    if (!KI)
+      return makeInputError(DiagLoc{FileName.str()},
+                            "spec kernel '" + K.Kernel +
+                                "' is not defined in this file");
+    AgentContext Ctx;
+    Ctx.SpecKernel = K.Kernel;
+    Ctx.SourceKernel = KI->Name;
+    Ctx.FileName = FileName.str();
+    Ctx.OriginalCode = Code.str();
+    Ctx.KernelModelJSON = formatv("{0:2}", toJSON(*KI)).str();
+    Ctx.SpecNoAlias = K.NoAlias;
+    std::vector<Evaluation> None;
+    Ctx.History = &None;
+    Ctx.OptionsAfter = [&](const std::vector<std::string> &Steps)
+        -> Expected<std::vector<RewriteOption>> {
+      Expected<std::string> C = applySteps(Setup, FileName, Code, Steps);
+      if (!C)
+        return C.takeError();
+      return enumerateRewrites(Setup, FileName, *C, KI->Name);
+    };
+    Expected<json::Value> Req = previewLlmRequest(*O, Ctx);
+    if (!Req)
+      return Req.takeError();
+    size_t Chars = 0;
+    std::string Text;
+    for (const json::Value &M : *Req->getAsObject()->getArray("messages")) {
+      const json::Object *MO = M.getAsObject();
+      StringRef Content = MO->getString("content").value_or("");
+      Chars += Content.size();
+      Text += "--- " + MO->getString("role").value_or("").str() + " ---\n" +
+              Content.str() + "\n";
+    }
+    std::vector<std::string> Tools;
+    for (const json::Value &T : *Req->getAsObject()->getArray("tools"))
+      Tools.push_back(
+          T.getAsObject()->getObject("function")->getString("name")->str());
+    std::string ToolsJSON = formatv("{0}", *Req->getAsObject()->get("tools"));
+    outs() << formatv("\n=== {0}: about {1} prompt tokens (4 characters a "
+                      "token), tools: {2}\n",
+                      K.Kernel, (Chars + ToolsJSON.size()) / 4,
+                      join(Tools, ", "))
+           << Text;
+  }
+  return Error::success();
 }
 
 } // namespace astra

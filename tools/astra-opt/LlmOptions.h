@@ -22,6 +22,14 @@ makeLlmAgentFactory(const CompileSetup &Setup, llvm::StringRef AgentName,
                     std::function<void(llvm::StringRef)> Progress,
                     const std::atomic<bool> *Interrupted);
 
+/// --dry-run with --agent=llm|hybrid: prints, per spec kernel (or those in
+/// \p Kernels), the first round's prompt as it would be sent, with an
+/// estimate of its tokens. Needs no endpoint and no GPU.
+llvm::Error printLlmDryRun(const CompileSetup &Setup, llvm::StringRef FileName,
+                           llvm::StringRef Code, llvm::StringRef SpecPath,
+                           llvm::StringRef AgentName,
+                           llvm::ArrayRef<std::string> Kernels);
+
 } // namespace astra
 
 #endif

@@ -208,6 +208,54 @@ TEST(LlmPrompt, HistoryShowsVerdictsAndEvidence) {
       << S;
 }
 
+TEST(LlmPrompt, ProfileOfOriginalAndBest) {
+  std::vector<Evaluation> H(1);
+  Evaluation &E = H[0];
+  E.Index = 4;
+  E.Cand.Steps = {"vectorize-loads:loop=k:L0"};
+  E.Registers = 30;
+  E.SpillBytes = 0;
+  E.Result.emplace();
+  E.Result->Verdict = Verdict::Faster;
+  E.Result->GeoMeanSpeedup = 1.5;
+  E.Result->Device.Name = "NVIDIA H100";
+  E.Result->Device.CcMajor = 9;
+  E.Result->Device.CopyGBs = 2900;
+  ShapeResult S;
+  S.Shape = "T=64, d=4096";
+  S.Timing.emplace();
+  S.Timing->OrigUs = 30;
+  S.Timing->CandUs = 20;
+  S.Timing->OrigGBs = 1000;
+  S.Timing->CandGBs = 1500;
+  S.Timing->OrigPctCopy = 34;
+  S.Timing->CandPctCopy = 52;
+  S.Timing->Speedup.Median = 1.5;
+  E.Result->Shapes.push_back(S);
+  AgentContext Ctx;
+  Ctx.History = &H;
+  // Not yet the best (e.g. its re-run): the original's times only.
+  std::string P = formatProfile(Ctx);
+  EXPECT_NE(P.find("Device: NVIDIA H100 (sm_90"), std::string::npos) << P;
+  EXPECT_NE(P.find("| T=64, d=4096 | 30.00 | 1000 | 34% |\n"),
+            std::string::npos)
+      << P;
+  EXPECT_NE(P.find("No candidate was verified faster yet."), std::string::npos);
+  Ctx.Best = &E;
+  P = formatProfile(Ctx);
+  EXPECT_NE(P.find("| T=64, d=4096 | 30.00 | 1000 | 34% | 20.00 | 1500 | 52% "
+                   "| 1.500x |"),
+            std::string::npos)
+      << P;
+  EXPECT_NE(P.find("Best so far: candidate 4 (vectorize-loads:loop=k:L0), "
+                   "1.500x geomean, 30 registers, 0 bytes of spills."),
+            std::string::npos)
+      << P;
+  Ctx.Best = nullptr;
+  Ctx.History = nullptr;
+  EXPECT_NE(formatProfile(Ctx).find("Nothing measured yet"), std::string::npos);
+}
+
 TEST(LlmClient, UrlsAndRedaction) {
   EXPECT_EQ(chatCompletionsUrl("http://h:8000/v1"),
             "http://h:8000/v1/chat/completions");

@@ -39,6 +39,11 @@ struct LlmAgentOptions {
 
 std::unique_ptr<Agent> createLlmAgent(const LlmAgentOptions &O);
 
+/// The first round's request for the kernel of \p Ctx, as it would be sent
+/// (`--dry-run`); \p O needs no client.
+llvm::Expected<llvm::json::Value> previewLlmRequest(const LlmAgentOptions &O,
+                                                    const AgentContext &Ctx);
+
 } // namespace astra
 
 #endif // ASTRA_AGENT_LLMAGENT_H

@@ -17,7 +17,7 @@ __global__ void silu_and_mul(T_* out, const T_* input, int d) {
 #pragma unroll
       for (int k = 0; k < V; ++k) {
         float gf = static_cast<float>(g[k]);
-        o[k] = static_cast<T_>(gf / (1.0f + __expf(-gf)) *
+        o[k] = static_cast<T_>(gf / (1.0f + expf(-gf)) *
                                static_cast<float>(u[k]));
       }
       *reinterpret_cast<uint4*>(out_row + i) = ov;

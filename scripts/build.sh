@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 
 PKGS="cmake ninja-build g++ ccache python3 llvm-22-dev libclang-22-dev llvm-22-tools \
-libclang-common-22-dev lld-22 clang-22 libgtest-dev zlib1g-dev libzstd-dev"
+libclang-common-22-dev lld-22 clang-22 libgtest-dev zlib1g-dev libzstd-dev \
+libcurl4-openssl-dev"
 missing=""
 for p in $PKGS; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

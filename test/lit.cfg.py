@@ -55,6 +55,11 @@ if shutil.which("cmake") and shutil.which("ninja"):
 if os.path.exists(os.path.join(config.astra_obj_root, "CMakeCache.txt")):
     config.available_features.add("build-tree")
 
+# The LLM agent's HTTP client loads libcurl at run time.
+import ctypes.util
+if ctypes.util.find_library("curl"):
+    config.available_features.add("libcurl")
+
 
 def has_cuda_device():
     smi = shutil.which("nvidia-smi")

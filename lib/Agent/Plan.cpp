@@ -1,5 +1,6 @@
 //===- Plan.cpp - Replayable plans ----------------------------------------===//
 #include "astra/Agent/Plan.h"
+#include "astra/Frontend/KernelSource.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 #include "astra/Transforms/Pipeline.h"
@@ -27,6 +28,8 @@ json::Value toJSON(const PlanFile &P) {
                    {"speedup", K.Speedup}};
     if (!K.Launch.empty())
       O["launch"] = json::Object(K.Launch);
+    if (!K.ReplacementSource.empty())
+      O["replacement_source"] = K.ReplacementSource;
     Kernels.push_back(std::move(O));
   }
   return json::Object{{"astra_plan", PlanFile::Version},
@@ -87,6 +90,8 @@ Expected<PlanFile> parsePlan(StringRef JSON, StringRef FileName) {
       KP.Speedup = *Sp;
     if (const json::Object *L = K->getObject("launch"))
       KP.Launch = *L;
+    if (auto R = K->getString("replacement_source"))
+      KP.ReplacementSource = R->str();
     P.Kernels.push_back(std::move(KP));
   }
   return std::move(P);
@@ -136,6 +141,17 @@ Expected<std::string> applyPlan(const CompileSetup &Setup, StringRef FileName,
                 ":\n" + toString(R.takeError()));
       Out = std::move(*R);
     }
+    if (K.ReplacementSource.empty())
+      continue;
+    StringRef Base = StringRef(K.Kernel).split('<').first;
+    Expected<std::string> R = replaceKernelDefinition(
+        Setup, FileName, Out, Base, K.ReplacementSource);
+    if (!R)
+      return makeInputError(DiagLoc{FileName.str()},
+                            "the replacement source of kernel '" + K.Kernel +
+                                "' cannot be put in:\n" +
+                                toString(R.takeError()));
+    Out = std::move(*R);
   }
   return std::move(Out);
 }

@@ -80,6 +80,8 @@ json::Value reportToJSON(const AgentResult &R) {
     for (auto &[Idx, Why] : K.FailedRechecks)
       Failed.push_back(json::Object{{"index", Idx}, {"why", Why}});
     O["failed_rechecks"] = std::move(Failed);
+    if (K.AgentReport.kind() != json::Value::Null)
+      O["agent_report"] = K.AgentReport;
     Kernels.push_back(std::move(O));
   }
   json::Object Top{{"astra_report", 1},
@@ -98,6 +100,18 @@ json::Value reportToJSON(const AgentResult &R) {
                    {"kernels", std::move(Kernels)}};
   if (R.Device)
     Top["device"] = toJSON(*R.Device);
+  // The LLM's token usage over all kernels (what the run cost).
+  int64_t Prompt = 0, Completion = 0;
+  bool Llm = false;
+  for (const KernelOutcome &K : R.Kernels)
+    if (const json::Object *A = K.AgentReport.getAsObject()) {
+      Llm |= A->getInteger("prompt_tokens").has_value();
+      Prompt += A->getInteger("prompt_tokens").value_or(0);
+      Completion += A->getInteger("completion_tokens").value_or(0);
+    }
+  if (Llm)
+    Top["llm_usage"] = json::Object{{"prompt_tokens", Prompt},
+                                    {"completion_tokens", Completion}};
   return std::move(Top);
 }
 

@@ -58,6 +58,14 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
   for (const KernelOutcome &K : R.Kernels) {
     const KernelRun &Run = K.Run;
     OS << "## " << Run.SpecKernel << "\n\n" << K.Summary << ".\n\n";
+    if (const json::Object *A = K.AgentReport.getAsObject())
+      if (auto Model = A->getString("model"))
+        OS << formatv("LLM `{0}`: {1} of {2} round(s), {3} prompt + {4} "
+                      "completion tokens.\n\n",
+                      *Model, A->getInteger("rounds_used").value_or(0),
+                      A->getInteger("round_budget").value_or(0),
+                      A->getInteger("prompt_tokens").value_or(0),
+                      A->getInteger("completion_tokens").value_or(0));
     if (K.FinalCheck) {
       OS << "| shape | original µs | candidate µs | speedup [95% CI] | "
             "GB/s | % of copy |\n|---|---|---|---|---|---|\n";

@@ -109,6 +109,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Res.Interrupted |= Run->Interrupted;
     KernelOutcome KO;
     KO.Run = std::move(*Run);
+    KO.AgentReport = A->getReport();
     Res.Kernels.push_back(std::move(KO));
     Evaluators.push_back(std::move(*E));
   }
@@ -162,6 +163,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       KernelPlan KP;
       KP.Kernel = KO.Run.SpecKernel;
       KP.Steps = W->Cand.Steps;
+      KP.ReplacementSource = W->Cand.ReplacementSource;
       KP.Speedup = KO.FinalCheck->GeoMeanSpeedup;
       Res.Plan.Kernels.push_back(std::move(KP));
       break;
@@ -200,6 +202,9 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     }
     if (R.Interrupted)
       KO.Summary += "; the run was interrupted";
+    if (const json::Object *AR = KO.AgentReport.getAsObject())
+      if (auto Stopped = AR->getString("stopped"))
+        KO.Summary += "; " + Stopped->str();
   }
   if (LO.Interrupted && *LO.Interrupted)
     Res.Interrupted = true;

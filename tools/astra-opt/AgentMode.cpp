@@ -5,12 +5,14 @@
 //             [-o out.cu | --in-place] [--report r.json] [--plan p.json]
 //             [--diff] [--budget=N] [--time-budget=4m] [--beam-width=3]
 //             [--depth=3] [--gpus=all|0,1] [--allow-regression] [--dry-run]
+//             [--agent=search|llm|hybrid] [--llm-* (LlmOptions.cpp)]
 //
 // Without a GPU: exit 2 before any work (--dry-run lists what would be
 // tried instead). Ctrl-C stops the search, leaves the input untouched and
 // writes the report so far (exit 130).
 //
 //===----------------------------------------------------------------------===//
+#include "LlmOptions.h"
 #include "Modes.h"
 #include "astra/Agent/Report.h"
 #include "astra/Agent/Run.h"
@@ -39,7 +41,11 @@ static cl::opt<bool> AgentRewrite(
              "spec's kernels, prove them on the GPU, keep the best"),
     cl::cat(AstraCategory));
 static cl::opt<std::string>
-    AgentName("agent", cl::desc("--agent-rewrite: the agent (search)"),
+    AgentName("agent",
+              cl::desc("--agent-rewrite: the agent: search (the catalogue, "
+                       "offline), llm (a language model proposes plans or "
+                       "new kernel bodies) or hybrid (the model chooses "
+                       "rewrites, the search tunes them); see --llm-*"),
               cl::init("search"), cl::cat(AstraCategory));
 static cl::opt<unsigned>
     Budget("budget",
@@ -197,9 +203,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     return Error::success();
   if (In.FileName == "<stdin>.cu" && SpecFile.empty())
     return makeInputError("--agent-rewrite on stdin needs --spec");
-  if (AgentName != "search")
+  if (AgentName != "search" && AgentName != "llm" && AgentName != "hybrid")
     return makeInputError("--agent=" + AgentName +
-                          ": unknown agent; known: search");
+                          ": unknown agent; known: search, llm, hybrid");
   Expected<double> Seconds = parseDuration(TimeBudget);
   if (!Seconds)
     return Seconds.takeError();
@@ -216,6 +222,9 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   // From here on Ctrl-C stops the search cleanly instead of killing it.
   auto *OldHandler = std::signal(SIGINT, onInterrupt);
   llvm::scope_exit Restore([&] { std::signal(SIGINT, OldHandler); });
+  if (DryRun && AgentName != "search")
+    return printLlmDryRun(Setup, In.FileName, In.Code, Spec, AgentName,
+                          KernelNames);
   if (DryRun)
     return printDryRun(Setup, In, Spec);
   // No GPU: say so before any work.
@@ -245,6 +254,13 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
     std::lock_guard<std::mutex> L(ProgressLock);
     errs() << "astra-opt: " << Line << "\n";
   };
+  if (AgentName != "search") {
+    auto F = makeLlmAgentFactory(Setup, AgentName, Spec, ReportFile,
+                                 AO.Search, AO.Loop.Progress, &Interrupted);
+    if (!F)
+      return F.takeError();
+    AO.MakeAgent = std::move(*F);
+  }
   std::string KeepDir = HarnessKeep;
   AO.MakeEvaluator =
       [&](const KernelSpec &K,

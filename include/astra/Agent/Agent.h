@@ -14,6 +14,7 @@
 #include "astra/Harness/Verify.h"
 #include "astra/Transforms/Enumerate.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include <functional>
 #include <memory>
 #include <optional>
@@ -102,6 +103,9 @@ public:
   /// The next batch of candidates to judge; an empty batch ends the search.
   virtual llvm::Expected<std::vector<Candidate>>
   propose(const AgentContext &Ctx) = 0;
+  /// What the agent wants in the report for this kernel (the LLM agent: its
+  /// rounds, token usage, why it stopped); null when nothing.
+  virtual llvm::json::Value getReport() const { return nullptr; }
 };
 
 struct SearchOptions {

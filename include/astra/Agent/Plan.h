@@ -21,6 +21,9 @@ namespace astra {
 struct KernelPlan {
   std::string Kernel;             ///< as the spec names it
   std::vector<std::string> Steps; ///< `--apply=` texts, in order
+  /// A replacement for the kernel's definition (the LLM agent's), put in
+  /// after the steps; empty for a pure plan.
+  std::string ReplacementSource;
   double Speedup = 1;             ///< the verified geomean speedup
   /// The launch contract the winner was verified with, when a rewrite
   /// changed it (empty otherwise).

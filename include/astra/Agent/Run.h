@@ -41,6 +41,8 @@ struct KernelOutcome {
   /// Candidates whose re-verification failed (index, verdict text).
   std::vector<std::pair<unsigned, std::string>> FailedRechecks;
   std::string Summary; ///< why this outcome, in a sentence
+  /// What the agent reported (Agent::getReport), e.g. the LLM's usage.
+  llvm::json::Value AgentReport = nullptr;
 };
 
 struct AgentResult {

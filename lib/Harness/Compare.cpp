@@ -161,6 +161,8 @@ template <typename Fn> static void forChunks(size_t N, Fn F) {
 Spread originalSpread(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1, DType T,
                       size_t N, bool IsOut) {
   worker::ScopedPhase P(worker::Phase::Compare);
+  if (O0.data() == O1.data())
+    return Spread(); // one stored run (RefStore.h): no spread
   unsigned Size = dtypeSize(T);
   std::vector<Spread> Parts((N + (1 << 16) - 1) >> 16);
   forChunks(N, [&](size_t C, size_t B, size_t E) {

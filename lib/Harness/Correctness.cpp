@@ -188,8 +188,9 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
     const ArgSpec &AS = K->Args[I];
     if (AS.IsScalar || AS.Role == ArgRole::In)
       continue;
-    Spreads[I] = originalSpread(Outs[Orig][0][I], Outs[Orig][1][I], AS.Type,
-                                L.Args[I].Count, AS.Role == ArgRole::Out);
+    Spreads[I] =
+        originalSpread(Outs[Orig][0][I], origRun1(Outs[Orig], I), AS.Type,
+                       L.Args[I].Count, AS.Role == ArgRole::Out);
     if (!Spreads[I].Differs)
       continue;
     if (Generated && OrigDeterministic) {
@@ -229,9 +230,10 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
       continue;
     DType T = AS.Type;
     size_t N = L.Args[I].Count;
-    Tally All = compareOutputs(
-        Outs[Orig][0][I], Outs[Orig][1][I], Outs[Cand][0][I], Outs[Cand][1][I],
-        T, N, AS.Role == ArgRole::Out, K->toleranceFor(AS), Spreads[I]);
+    Tally All = compareOutputs(Outs[Orig][0][I], origRun1(Outs[Orig], I),
+                               Outs[Cand][0][I], Outs[Cand][1][I], T, N,
+                               AS.Role == ArgRole::Out, K->toleranceFor(AS),
+                               Spreads[I]);
     ArrayRef<uint8_t> O0 = Outs[Orig][0][I];
     ArrayRef<uint8_t> C0 = Outs[Cand][0][I], C1 = Outs[Cand][1][I];
     if (All.Unwritten)

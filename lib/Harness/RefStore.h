@@ -13,6 +13,7 @@
 #define ASTRA_LIB_HARNESS_REFSTORE_H
 
 #include "astra/Harness/InputGen.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <string>
@@ -42,9 +43,17 @@ struct RefIndex {
 /// (run 0 and run 1) into \p Dir.
 llvm::Error writeRefCase(llvm::StringRef Dir, llvm::StringRef Prefix,
                          const ArgBuffers &In, const ArgBuffers (&Out)[2]);
-/// Reads what writeRefCase wrote; buffers that were empty stay empty.
+/// Reads what writeRefCase wrote; buffers that were empty stay empty. A
+/// run-1 output equal to run 0's is not stored: it reads back empty while
+/// its run-0 buffer is not (origRun1() gives the buffer to use).
 llvm::Error readRefCase(llvm::StringRef Dir, llvm::StringRef Prefix,
                         size_t NumArgs, ArgBuffers &In, ArgBuffers (&Out)[2]);
+
+/// The original's run-1 output \p I of a case read by readRefCase.
+inline llvm::ArrayRef<uint8_t> origRun1(const ArgBuffers (&Out)[2], size_t I) {
+  return Out[1][I].empty() ? llvm::ArrayRef<uint8_t>(Out[0][I])
+                           : llvm::ArrayRef<uint8_t>(Out[1][I]);
+}
 
 llvm::Error writeRefIndex(llvm::StringRef Dir, const RefIndex &Index);
 llvm::Expected<RefIndex> readRefIndex(llvm::StringRef Dir);

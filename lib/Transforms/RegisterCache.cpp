@@ -97,8 +97,8 @@ bool mentionsName(StringRef Text, StringRef Name) {
   return false;
 }
 
-std::string uintptr(StringRef E) {
-  return ("reinterpret_cast<uintptr_t>(" + E + ")").str();
+std::string addressInt(StringRef E) {
+  return ("reinterpret_cast<size_t>(" + E + ")").str();
 }
 
 /// Declarations and the guard, inserted before the first loop.
@@ -143,13 +143,13 @@ std::string generatePrologue(const RcChain &C, const RcNames &N, int Packs) {
       Bound + " % " + N.W + " == 0",
       Bound + " / " + N.W + " <= " + std::to_string(Packs) + " * " + C.Step};
   for (size_t G = 0; G < C.Groups.size(); ++G)
-    Conds.push_back(uintptr(C.Groups[G].Addr) + " % sizeof(" + N.PackType[G] +
-                    ") == 0");
+    Conds.push_back(addressInt(C.Groups[G].Addr) + " % sizeof(" +
+                    N.PackType[G] + ") == 0");
   // A stored row overlaps no other row, nor a single store between loops.
   auto Disjoint = [&](StringRef A, StringRef AEnd, StringRef B,
                       StringRef BEnd) {
-    return "(" + uintptr(AEnd) + " <= " + uintptr(B) + " || " + uintptr(BEnd) +
-           " <= " + uintptr(A) + ")";
+    return "(" + addressInt(AEnd) + " <= " + addressInt(B) + " || " +
+           addressInt(BEnd) + " <= " + addressInt(A) + ")";
   };
   for (size_t A = 0; A < C.Groups.size(); ++A) {
     const RcGroup &GA = C.Groups[A];

@@ -7,8 +7,8 @@
 //
 // with __half elements and 16-byte accesses it produces
 //
-//   if (reinterpret_cast<uintptr_t>(in + r * d) % 16 == 0 &&
-//       reinterpret_cast<uintptr_t>(out + r * d) % 16 == 0) {
+//   if (reinterpret_cast<size_t>(in + r * d) % 16 == 0 &&
+//       reinterpret_cast<size_t>(out + r * d) % 16 == 0) {
 //     constexpr int VecW = 8;
 //     union VecF16 { uint4 u; __half v[VecW]; };
 //     for (int vecIdx = threadIdx.x; vecIdx < (d) / VecW; vecIdx += blockDim.x)
@@ -153,7 +153,7 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
     std::string Addr = G.Ptr;
     if (!G.Base.empty())
       Addr += " + " + G.Base;
-    std::string C = "reinterpret_cast<uintptr_t>(" + Addr + ") % " +
+    std::string C = "reinterpret_cast<size_t>(" + Addr + ") % " +
                     getAccessBytes(Plan, G) + " == 0";
     if (!is_contained(Conds, C))
       Conds.push_back(C);

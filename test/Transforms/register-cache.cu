@@ -24,10 +24,10 @@
 // CHECK-NEXT:   RcPackhalf xCache[4];
 // CHECK-NEXT:   const bool rcFits =
 // CHECK-NEXT:       (d) % RcW == 0 && (d) / RcW <= 4 * blockDim.x &&
-// CHECK-NEXT:       reinterpret_cast<uintptr_t>(x) % sizeof(RcPackhalf) == 0 &&
-// CHECK-NEXT:       reinterpret_cast<uintptr_t>(y) % sizeof(RcPackhalf) == 0 &&
-// CHECK-NEXT:       (reinterpret_cast<uintptr_t>(x + (d)) <= reinterpret_cast<uintptr_t>(y) ||
-// CHECK-NEXT:        reinterpret_cast<uintptr_t>(y + (d)) <= reinterpret_cast<uintptr_t>(x));
+// CHECK-NEXT:       reinterpret_cast<size_t>(x) % sizeof(RcPackhalf) == 0 &&
+// CHECK-NEXT:       reinterpret_cast<size_t>(y) % sizeof(RcPackhalf) == 0 &&
+// CHECK-NEXT:       (reinterpret_cast<size_t>(x + (d)) <= reinterpret_cast<size_t>(y) ||
+// CHECK-NEXT:        reinterpret_cast<size_t>(y + (d)) <= reinterpret_cast<size_t>(x));
 // CHECK-NEXT:   if (rcFits) {
 // CHECK-NEXT: #pragma unroll
 // CHECK-NEXT:     for (int rcK = 0; rcK < 4; ++rcK) {
@@ -92,9 +92,9 @@ __global__ void norm(__half *out, const __half *in, int d) {
 // the row is loaded once, and the guard keeps that store off the row.
 // CHECK-LABEL: __global__ void three_pass(
 // CHECK:        RcPackfloat rowCache[4];
-// CHECK:                reinterpret_cast<uintptr_t>(&(stats[blockIdx.x])) ||
-// CHECK-NEXT:        reinterpret_cast<uintptr_t>(&(stats[blockIdx.x]) + 1) <=
-// CHECK-NEXT:            reinterpret_cast<uintptr_t>(row));
+// CHECK:                reinterpret_cast<size_t>(&(stats[blockIdx.x])) ||
+// CHECK-NEXT:        reinterpret_cast<size_t>(&(stats[blockIdx.x]) + 1) <=
+// CHECK-NEXT:            reinterpret_cast<size_t>(row));
 // CHECK:          rowCache[rcK1] =
 // CHECK-NEXT:         *reinterpret_cast<const RcPackfloat *>(row + rcPack1 * RcW1);
 // CHECK-NOT:      rowCache[rcK1] =
@@ -173,7 +173,7 @@ __global__ void other_length(float *out, const float *x, int n, int m) {
 // BOTH-LABEL: __global__ void norm(
 // BOTH:       if (rcFits) {
 // BOTH:       } else {
-// BOTH-NEXT:    if (reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+// BOTH-NEXT:    if (reinterpret_cast<size_t>(x) % 16 == 0) {
 // BOTH-NEXT:      // astra-opt vectorize-loads: 16-byte accesses
 
 // AFTER: register-cache norm norm:L{{[0-9]+}}: does not apply: the loop is one version of a loop vectorize-loads rewrote; apply register-cache first

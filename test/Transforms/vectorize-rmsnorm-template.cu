@@ -44,7 +44,7 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 
 // The reduction loop: only x is loaded; ss accumulates per lane.
 // CHECK:      float ss = 0.0f;
-// CHECK-NEXT: if (reinterpret_cast<uintptr_t>(x + row * d) % 16 == 0) {
+// CHECK-NEXT: if (reinterpret_cast<size_t>(x + row * d) % 16 == 0) {
 // CHECK:        static_assert(16 % sizeof(T) == 0,
 // CHECK:        constexpr int VecW = 16 / sizeof(T);
 // CHECK-NEXT:   union VecT {
@@ -71,9 +71,9 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 // CHECK-NEXT: for (int o = 16; o > 0; o /= 2)
 // CHECK-NEXT:   ss += __shfl_xor_sync(0xffffffff, ss, o);
 // The write loop: x, weight loaded, out stored (not loaded).
-// CHECK:      if (reinterpret_cast<uintptr_t>(out + row * d) % 16 == 0 &&
-// CHECK-NEXT:     reinterpret_cast<uintptr_t>(x + row * d) % 16 == 0 &&
-// CHECK-NEXT:     reinterpret_cast<uintptr_t>(weight) % 16 == 0) {
+// CHECK:      if (reinterpret_cast<size_t>(out + row * d) % 16 == 0 &&
+// CHECK-NEXT:     reinterpret_cast<size_t>(x + row * d) % 16 == 0 &&
+// CHECK-NEXT:     reinterpret_cast<size_t>(weight) % 16 == 0) {
 // CHECK:          VecT outVec;
 // CHECK-NEXT:     VecT xVec;
 // CHECK-NEXT:     VecT weightVec;
@@ -106,7 +106,7 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 
 // L2:      float ss = 0.0f;
 // L2-NEXT: for (int i = threadIdx.x; i < d; i += blockDim.x) {
-// L2:      if (reinterpret_cast<uintptr_t>(out + row * d) % 16 == 0 &&
+// L2:      if (reinterpret_cast<size_t>(out + row * d) % 16 == 0 &&
 
 // L1: error: rewrite 'vectorize-loads' does not apply to loop rmsnorm:L1
 // L1-NEXT: vectorize-rmsnorm-template.cu:27:3: note: loop rmsnorm:L1: the loop condition is not `o < n`

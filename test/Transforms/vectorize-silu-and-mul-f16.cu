@@ -26,9 +26,9 @@ void launch(__half *out, const __half *in, int tokens, int d) {
 }
 
 // CHECK:      const int64_t token = blockIdx.x;
-// CHECK-NEXT: if (reinterpret_cast<uintptr_t>(input + token * 2 * d) % 16 == 0 &&
-// CHECK-NEXT:     reinterpret_cast<uintptr_t>(input + (token * 2 * d + d)) % 16 == 0 &&
-// CHECK-NEXT:     reinterpret_cast<uintptr_t>(out + token * d) % 16 == 0) {
+// CHECK-NEXT: if (reinterpret_cast<size_t>(input + token * 2 * d) % 16 == 0 &&
+// CHECK-NEXT:     reinterpret_cast<size_t>(input + (token * 2 * d + d)) % 16 == 0 &&
+// CHECK-NEXT:     reinterpret_cast<size_t>(out + token * d) % 16 == 0) {
 // CHECK:        constexpr int VecW = 8;
 // CHECK-NEXT:   union VecF16 {
 // CHECK-NEXT:     uint4 u;

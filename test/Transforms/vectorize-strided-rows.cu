@@ -15,8 +15,8 @@ __global__ void copy_rows(__nv_bfloat16 *out, const __nv_bfloat16 *in,
     out[t * d + c] = in[t * row_stride + c * col_stride];
 }
 
-// CHECK:      if (reinterpret_cast<uintptr_t>(out + t * d) % 8 == 0 &&
-// CHECK-NEXT:     reinterpret_cast<uintptr_t>(in + t * row_stride) % 8 == 0 &&
+// CHECK:      if (reinterpret_cast<size_t>(out + t * d) % 8 == 0 &&
+// CHECK-NEXT:     reinterpret_cast<size_t>(in + t * row_stride) % 8 == 0 &&
 // CHECK-NEXT:     col_stride == 1) {
 // CHECK:        constexpr int VecW = 4;
 // CHECK-NEXT:   union VecBF16 {

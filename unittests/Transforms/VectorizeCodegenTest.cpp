@@ -56,8 +56,8 @@ TEST(VectorizeCodegen, WidthFromTheWidestElement) {
 
 TEST(VectorizeCodegen, BlockStrideLoop) {
   std::string S = generateVectorLoop(makePlan(LoopPartition::Block));
-  EXPECT_TRUE(contains(S, "if (reinterpret_cast<uintptr_t>(out) % 16 == 0 &&\n"
-                          "    reinterpret_cast<uintptr_t>(in + r * n) % 16 "
+  EXPECT_TRUE(contains(S, "if (reinterpret_cast<size_t>(out) % 16 == 0 &&\n"
+                          "    reinterpret_cast<size_t>(in + r * n) % 16 "
                           "== 0) {"));
   EXPECT_TRUE(contains(S, "constexpr int VecW = 8;"));
   EXPECT_TRUE(contains(S, "union VecF16 {\n  uint4 u;\n  __half v[VecW];\n};"));
@@ -113,7 +113,7 @@ TEST(VectorizeCodegen, FloatUsesFloatVectors) {
   std::string S = generateVectorLoop(P);
   EXPECT_TRUE(contains(S, "constexpr int VecW = 2;"));
   EXPECT_TRUE(contains(S, "union VecF32 {\n  float2 u;\n  float v[VecW];"));
-  EXPECT_TRUE(contains(S, "reinterpret_cast<uintptr_t>(out) % 8 == 0"));
+  EXPECT_TRUE(contains(S, "reinterpret_cast<size_t>(out) % 8 == 0"));
 }
 
 } // namespace

@@ -2,9 +2,6 @@
 #ifndef VECOPS_COMMON_CUH
 #define VECOPS_COMMON_CUH
 #include "vecops/config.h"
-// uintptr_t: vectorize-loads' alignment guards use it, and nvcc (unlike
-// Clang's CUDA headers) does not declare it unless <cstdint> is included.
-#include <cstdint>
 
 static inline int vecops_grid(int n, int max_blocks) {
   int blocks = (n + VECOPS_BLOCK - 1) / VECOPS_BLOCK;

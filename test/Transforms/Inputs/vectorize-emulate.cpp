@@ -78,7 +78,7 @@ template <class T> struct Buf {
   std::vector<T> Store;
   T *P;
   Buf(long N, int Off, int Seed, bool Poison) : Store(N + 64) {
-    uintptr_t A = reinterpret_cast<uintptr_t>(Store.data());
+    size_t A = reinterpret_cast<size_t>(Store.data());
     long Skip = (16 - A % 16) % 16 / sizeof(T) + Off;
     P = Store.data() + Skip;
     for (long I = 0; I < N; ++I)

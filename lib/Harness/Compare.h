@@ -31,6 +31,9 @@ struct Tally {
   size_t Bad = 0, FirstBad = SIZE_MAX, WorstIdx = SIZE_MAX;
   unsigned WorstRun = 0;
   double Worst = -1;
+  /// The float atol used: the tolerance's, times outputScale() (0 when every
+  /// element was bit-identical and nothing was compared).
+  double Atol = 0;
 
   /// The first element that differs in any way; SIZE_MAX for none.
   size_t firstMismatch() const {
@@ -68,10 +71,18 @@ struct Spread {
 /// Compares the candidate's two runs (C0, C1) with the original's (O0, O1)
 /// on the \p N elements (see compareRange in Compare.cpp). \p IsOut: an
 /// `out` buffer, whose elements poisoned in both original runs are not
-/// written by the original and not compared.
+/// written by the original and not compared. A float \p Tol's atol is
+/// scaled by outputScale() (Tally::Atol).
 Tally compareOutputs(llvm::ArrayRef<uint8_t> O0, llvm::ArrayRef<uint8_t> O1,
                      llvm::ArrayRef<uint8_t> C0, llvm::ArrayRef<uint8_t> C1,
                      DType T, size_t N, bool IsOut, Tolerance Tol, Spread S);
+
+/// max(1, RMS) of the finite elements the original writes (run 0) of a float
+/// output; 1 for integers. A float output's atol is stated for unit-scale
+/// values and is multiplied by this: the `large` inputs (x1e3) scale the
+/// outputs, and the rounding errors of a cancellation with them.
+double outputScale(llvm::ArrayRef<uint8_t> O0, llvm::ArrayRef<uint8_t> O1,
+                   DType T, size_t N, bool IsOut);
 
 /// How the original's two runs O0, O1 differ.
 Spread originalSpread(llvm::ArrayRef<uint8_t> O0, llvm::ArrayRef<uint8_t> O1,

@@ -38,19 +38,23 @@ private:
   std::map<size_t, std::vector<std::vector<uint8_t>>> TimingInputs;
 
   bool checkShape(size_t Index, ShapeResult &SR);
-  /// One test case: 2 runs of the original and 2 of the candidate.
+  /// One test case: 2 runs of the original and 2 of the candidate, on
+  /// \p Bufs, with \p Side (same sizes) for the comparisons on the device.
   /// Returns false on a failure (F set) or a dropped shape (\p Dropped).
   bool runCase(const Shape &Sh, const ResolvedLaunch &L,
-               const std::vector<DevBuf> &Bufs, const GenOptions &G,
-               bool Generated, std::string &Dropped, bool &Regenerate,
-               std::string &Where, std::vector<std::vector<uint8_t>> *Keep,
+               const std::vector<DevBuf> &Bufs, const std::vector<DevBuf> &Side,
+               const GenOptions &G, bool Generated, std::string &Dropped,
+               bool &Regenerate, std::string &Where,
+               std::vector<std::vector<uint8_t>> *Keep,
                llvm::StringRef CasePrefix);
   bool timeShape(size_t Index, ShapeResult &SR);
   /// After the timed rounds: every party's outputs in every copy (written
-  /// by its last timed launch there) against the reference \p Ref.
+  /// by its last timed launch there) against the reference \p RefDev (the
+  /// original's two runs, on the device): bit-identical on the device, else
+  /// element by element within the tolerance on the host.
   bool
   checkTimedOutputs(const Shape &Sh, const ResolvedLaunch &L,
-                    const std::vector<std::vector<uint8_t>> (&Ref)[2],
+                    const std::vector<cu::DevicePtr> (&RefDev)[2],
                     const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
                     unsigned Batch);
 };

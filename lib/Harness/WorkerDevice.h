@@ -83,7 +83,10 @@ protected:
   cu::Context Ctx = nullptr;
   cu::Stream S = nullptr;
   cu::Module HarnessMod = nullptr, Mods[3] = {};
-  cu::Function Fn[3] = {}, ScrubFn = nullptr, SpinFn = nullptr;
+  cu::Function Fn[3] = {}, ScrubFn = nullptr, SpinFn = nullptr,
+               DiffFn = nullptr;
+  /// astra_diff's result: differing words, first differing byte offset.
+  cu::DevicePtr DiffOut = 0;
   int ScrubBytes = 0;
   unsigned Launches[3] = {};
 
@@ -107,6 +110,12 @@ protected:
   cu::Result dtoh(void *To, cu::DevicePtr From, size_t Bytes);
   /// Fills every SM's shared memory with run \p Run's pattern.
   bool scrub(unsigned Run);
+  /// Whether the \p Bytes at \p X and \p Y are bit-identical, compared on
+  /// the device (no download): true or false in \p Same, with the offset of
+  /// the first differing 4-byte word in \p First when given. False on a
+  /// driver failure (F set).
+  bool sameOnDevice(cu::DevicePtr X, cu::DevicePtr Y, size_t Bytes, bool &Same,
+                    size_t *First = nullptr);
 
 private:
   bool measureCopyBandwidth();

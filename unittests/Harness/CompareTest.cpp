@@ -2,6 +2,7 @@
 #include "Compare.h"
 #include "gtest/gtest.h"
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace astra;
@@ -75,6 +76,38 @@ TEST(CompareTest, OriginalSpreadSeesTheDifferingRun) {
   Spread S = originalSpread(O0, O1, DType::F32, N, true);
   EXPECT_TRUE(S.Differs);
   EXPECT_NEAR(S.MaxAbs, 0.5, 1e-3);
+}
+
+// atol grows with the output's RMS: an absolute error of 5e-5 at an element
+// near zero is a rounding of a cancellation in an output of scale ~1e3, and
+// a real error in an output of scale ~0.1.
+TEST(CompareTest, AtolScalesWithTheOutputsRms) {
+  const Tolerance Loose{1e-3, 1e-5};
+  for (float Scale : {1e3f, 0.1f}) {
+    std::vector<uint8_t> O = floats(N, Scale / 70.0f), C = O;
+    setFloat(O, 1000, 3.2e-4f);
+    setFloat(C, 1000, 3.7e-4f);
+    double RMS = outputScale(O, O, DType::F32, N, true);
+    Tally T = compareOutputs(O, O, C, C, DType::F32, N, true, Loose, Spread());
+    if (Scale > 1) {
+      EXPECT_GT(RMS, 300.0);
+      EXPECT_NEAR(T.Atol, 1e-5 * RMS, 1e-9);
+      EXPECT_EQ(T.mismatches(), 0u);
+    } else {
+      EXPECT_EQ(RMS, 1.0); // never below the spec's own atol
+      EXPECT_EQ(T.Atol, 1e-5);
+      EXPECT_EQ(T.Bad, 2u);
+    }
+  }
+  // Poisoned (unwritten) and non-finite elements do not count.
+  std::vector<uint8_t> O0 = floats(N, 1e3f / 70.0f), O1 = O0;
+  double Before = outputScale(O0, O1, DType::F32, N, true);
+  setFloat(O0, 7, std::numeric_limits<float>::infinity());
+  std::memset(&O0[8 * 4], Poison[0], 4);
+  std::memset(&O1[8 * 4], Poison[1], 4);
+  EXPECT_NEAR(outputScale(O0, O1, DType::F32, N, true), Before, Before * 1e-4);
+  // Integers keep their atol.
+  EXPECT_EQ(outputScale(O0, O1, DType::I32, N, true), 1.0);
 }
 
 } // namespace

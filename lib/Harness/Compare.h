@@ -31,8 +31,9 @@ struct Tally {
   size_t Bad = 0, FirstBad = SIZE_MAX, WorstIdx = SIZE_MAX;
   unsigned WorstRun = 0;
   double Worst = -1;
-  /// The float atol used: the tolerance's, times outputScale() (0 when every
-  /// element was bit-identical and nothing was compared).
+  /// The atol used: the tolerance's, times outputScale() when an element
+  /// failed the tolerance's own (0 when every element was bit-identical and
+  /// nothing was compared).
   double Atol = 0;
 
   /// The first element that differs in any way; SIZE_MAX for none.

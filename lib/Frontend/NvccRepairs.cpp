@@ -11,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace clang;
@@ -289,25 +290,36 @@ std::string applyEdits(const RepairedFile &F) {
 unsigned addRepairs(ArrayRef<ProposedRepair> Proposals, bool Adopt) {
   RepairState &S = getState();
   std::lock_guard<std::mutex> Guard(S.Lock);
+  // All proposals of one compile are in the coordinates of the files it
+  // read: map them all before any is added.
+  std::vector<std::pair<std::string, FileEdit>> Mapped;
+  for (const ProposedRepair &P : Proposals)
+    if (RepairedFile *F = getFile(S, P.File))
+      if (std::optional<FileEdit> E = toOriginal(*F, P))
+        Mapped.emplace_back(P.File, std::move(*E));
   unsigned New = 0;
-  std::vector<std::string> Changed;
-  for (const ProposedRepair &P : Proposals) {
-    RepairedFile *F = getFile(S, P.File);
-    if (!F)
-      continue;
-    std::optional<FileEdit> E = toOriginal(*F, P);
-    if (!E || !fits(*F, *E))
+  std::set<std::string> Changed;
+  std::map<std::string, RepairedFile> Trial; // what Adopt=false would add
+  for (auto &[Path, E] : Mapped) {
+    RepairedFile *FP = &S.Files[Path];
+    if (!Adopt) {
+      auto [It, First] = Trial.try_emplace(Path);
+      if (First)
+        It->second = *FP;
+      FP = &It->second;
+    }
+    RepairedFile &F = *FP;
+    if (!fits(F, E))
       continue;
     ++New;
-    if (!Adopt)
-      continue;
     auto Pos = partition_point(
-        F->Edits, [&](const FileEdit &X) { return X.Offset < E->Offset; });
-    F->Edits.insert(Pos, std::move(*E));
-    Changed.push_back(P.File);
+        F.Edits, [&](const FileEdit &X) { return X.Offset < E.Offset; });
+    F.Edits.insert(Pos, std::move(E));
+    Changed.insert(Path);
   }
-  for (const std::string &Path : Changed)
-    setOverlayFile(Path, applyEdits(S.Files[Path]));
+  if (Adopt)
+    for (const std::string &Path : Changed)
+      setOverlayFile(Path, applyEdits(S.Files[Path]));
   return New;
 }
 } // namespace

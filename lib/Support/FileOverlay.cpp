@@ -9,6 +9,7 @@ namespace {
 struct Overlay {
   std::mutex Lock;
   std::map<std::string, std::string> Files;
+  unsigned Generation = 0;
 };
 
 Overlay &getOverlay() {
@@ -21,6 +22,13 @@ void setOverlayFile(llvm::StringRef AbsPath, std::string Contents) {
   Overlay &O = getOverlay();
   std::lock_guard<std::mutex> Guard(O.Lock);
   O.Files[AbsPath.str()] = std::move(Contents);
+  ++O.Generation;
+}
+
+unsigned getOverlayGeneration() {
+  Overlay &O = getOverlay();
+  std::lock_guard<std::mutex> Guard(O.Lock);
+  return O.Generation;
 }
 
 std::vector<std::pair<std::string, std::string>> getOverlayFiles() {

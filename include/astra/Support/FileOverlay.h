@@ -22,6 +22,10 @@ namespace astra {
 /// (absolute, without `.` or `..`), replacing an earlier overlay of it.
 void setOverlayFile(llvm::StringRef AbsPath, std::string Contents);
 
+/// Counts the calls of setOverlayFile: a compile that failed before the
+/// count changed may succeed after it.
+unsigned getOverlayGeneration();
+
 /// The overlaid files, as (absolute path, contents), in path order.
 std::vector<std::pair<std::string, std::string>> getOverlayFiles();
 

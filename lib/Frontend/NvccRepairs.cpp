@@ -127,6 +127,36 @@ std::optional<Token> findMissingTemplateKeyword(const SourceManager &SM,
   }
   return std::nullopt;
 }
+/// At \p Loc is `name<` after `.`, `->` or `::` with no `template` between:
+/// returns the token `name`.
+std::optional<Token> findMissingTemplateBeforeMember(const SourceManager &SM,
+                                                     const LangOptions &LO,
+                                                     SourceLocation Loc) {
+  auto [FID, Off] = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(FID, &Invalid);
+  if (Invalid || Off >= Buf.size())
+    return std::nullopt;
+  Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + Off,
+          Buf.end());
+  Token Name, Next;
+  if (L.LexFromRawLexer(Name) || !isRawIdent(Name) ||
+      isRawIdent(Name, "template") || L.LexFromRawLexer(Next) ||
+      !Next.is(tok::less))
+    return std::nullopt;
+  StringRef Before = Buf.take_front(Off).rtrim();
+  if (!Before.ends_with(".") && !Before.ends_with("->") &&
+      !Before.ends_with("::"))
+    return std::nullopt;
+  return Name;
+}
+
+/// The note of a `template` inserted before \p Name.
+std::string describeTemplateInsertion(const Token &Name, StringRef What) {
+  return ("inserted 'template' before '" + Name.getRawIdentifier() +
+          "': " + What + " called without the 'template' keyword")
+      .str();
+}
 } // namespace
 
 void RepairCollector::BeginSourceFile(const LangOptions &LO,
@@ -149,25 +179,35 @@ void RepairCollector::HandleDiagnostic(DiagnosticsEngine::Level Level,
   Info.FormatDiagnostic(Msg);
 
   // A member template of a dependent type called without `template`: Clang
-  // reads `T::f<N>(x)` as `(T::f < N) > (x)` and fails at instantiation.
-  if (StringRef(Msg).starts_with(
-          "reference to overloaded function could not be resolved")) {
-    std::optional<Token> Name = findMissingTemplateKeyword(SM, LangOpts, Loc);
-    if (!Name)
-      return;
-    auto [FID, Off] = SM.getDecomposedLoc(Name->getLocation());
-    std::string Path = getFilePath(SM, FID);
-    if (Path.empty())
-      return;
-    Proposals.push_back(
-        {Path, Off, 0, "template ",
-         ("inserted 'template' before '" + Name->getRawIdentifier() +
-          "': a member template of a dependent type called without the "
-          "'template' keyword")
-             .str()});
+  // reads `T::f<N>(x)` as `(T::f < N) > (x)` and fails at instantiation
+  // (the error is at the start of the qualified name); through an object of
+  // dependent type, `v.f<N>(x)`, the error is at `f`.
+  StringRef M = Msg;
+  std::optional<Token> Name;
+  std::string Why;
+  if (M.starts_with("reference to overloaded function could not be resolved")) {
+    Name = findMissingTemplateKeyword(SM, LangOpts, Loc);
+    if (Name)
+      Why = describeTemplateInsertion(*Name,
+                                      "a member template of a dependent type");
+  } else if (M.starts_with(
+                 "reference to non-static member function must be called") ||
+             M.starts_with(
+                 "missing 'template' keyword prior to dependent template")) {
+    Name = findMissingTemplateBeforeMember(SM, LangOpts, Loc);
+    if (Name)
+      Why = describeTemplateInsertion(
+          *Name, "a member template of a dependent object or type");
+  } else {
+    proposeFixIts(Info, Msg);
     return;
   }
-  proposeFixIts(Info, Msg);
+  if (!Name)
+    return;
+  auto [FID, Off] = SM.getDecomposedLoc(Name->getLocation());
+  std::string Path = getFilePath(SM, FID);
+  if (!Path.empty())
+    Proposals.push_back({Path, Off, 0, "template ", Why});
 }
 
 void RepairCollector::proposeFixIts(const Diagnostic &Info, StringRef Msg) {

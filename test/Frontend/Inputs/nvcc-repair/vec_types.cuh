@@ -1,8 +1,9 @@
 // A packed vector type in the style of LLM-serving kernel libraries: a cast
 // between element types is a member template of a class template, called
-// from a dependent context without the `template` keyword, and dependent
-// member types are named without `typename`. nvcc (EDG) accepts both; Clang
-// does not.
+// from a dependent context without the `template` keyword (also through an
+// object), and a template no kernel instantiates names a dependent type
+// without `typename`. nvcc (EDG) accepts all three (it checks a template's
+// body when it instantiates it); Clang does not.
 #pragma once
 #include <cuda_fp16.h>
 #include <stddef.h>
@@ -70,7 +71,8 @@ __device__ __forceinline__ void vec<T, N>::cast_from(const vec<U, N> &src) {
   cast_impl(*this, src);
 }
 
-// A dependent member type without `typename`.
+// A dependent member type without `typename`, in a template nothing here
+// instantiates.
 template <typename V>
 __device__ __forceinline__ float sum_of(V &v, size_t n) {
   V::value_type first = v[0];
@@ -78,6 +80,22 @@ __device__ __forceinline__ float sum_of(V &v, size_t n) {
   for (size_t i = 1; i < n; ++i)
     s += static_cast<float>(v[i]);
   return s;
+}
+
+// A member template called through an object of dependent type without
+// `template` (as FlashInfer's prefill calls `smem.load_128b_async<...>(...)`).
+template <typename T, size_t N> struct strided_reader {
+  template <size_t Stride>
+  __device__ __forceinline__ void read(vec<T, N> &v, const T *p) const {
+#pragma unroll
+    for (size_t i = 0; i < N; ++i)
+      v[i] = p[i * Stride];
+  }
+};
+
+template <size_t Stride, typename R, typename V, typename T>
+__device__ __forceinline__ void gather(const R &r, V &v, const T *p) {
+  r.read<Stride>(v, p);
 }
 
 } // namespace pack

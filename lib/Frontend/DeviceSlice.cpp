@@ -21,7 +21,10 @@ void ErrorRecorder::HandleDiagnostic(DiagnosticsEngine::Level Level,
   if (Level >= DiagnosticsEngine::Error) {
     SmallString<128> Msg;
     Info.FormatDiagnostic(Msg);
-    Errors.push_back({Info.getLocation(), Msg.str().str(), {}});
+    Errors.push_back({Info.getLocation(),
+                      Msg.str().str(),
+                      {},
+                      Level == DiagnosticsEngine::Fatal});
     InError = true;
     return;
   }

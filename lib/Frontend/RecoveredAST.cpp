@@ -12,51 +12,57 @@ using namespace clang;
 namespace astra {
 
 namespace {
-/// The bodies of the kernels as written (templates once, not per
-/// instantiation), as file ranges.
-class KernelBodies : public RecursiveASTVisitor<KernelBodies> {
+/// The function bodies as written (templates once, not per instantiation),
+/// as file ranges, kernels apart.
+class FunctionBodies : public RecursiveASTVisitor<FunctionBodies> {
 public:
-  explicit KernelBodies(const SourceManager &SM) : SM(SM) {}
+  explicit FunctionBodies(const SourceManager &SM) : SM(SM) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitLambdaBodies() const { return false; }
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
-        !FD->getBody())
+    if (!FD->doesThisDeclarationHaveABody() || !FD->getBody())
       return true;
     SourceRange R = FD->getBody()->getSourceRange();
     SourceLocation B = SM.getExpansionLoc(R.getBegin());
     SourceLocation E = SM.getExpansionLoc(R.getEnd());
-    if (SM.getFileID(B) == SM.getFileID(E))
-      Ranges.push_back({B, E});
+    if (SM.getFileID(B) != SM.getFileID(E))
+      return true;
+    (FD->hasAttr<CUDAGlobalAttr>() ? Kernels : Others).push_back({B, E});
     return true;
   }
 
-  bool contains(SourceLocation L) const {
-    L = SM.getExpansionLoc(L);
-    auto [FID, Off] = SM.getDecomposedLoc(L);
-    for (const auto &[B, E] : Ranges) {
+  bool inKernel(SourceLocation L) const { return contains(Kernels, L); }
+  bool inOtherFunction(SourceLocation L) const { return contains(Others, L); }
+
+private:
+  using Ranges = std::vector<std::pair<SourceLocation, SourceLocation>>;
+  bool contains(const Ranges &Rs, SourceLocation L) const {
+    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(L));
+    for (const auto &[B, E] : Rs) {
       auto [BF, BOff] = SM.getDecomposedLoc(B);
       if (BF == FID && BOff <= Off && Off <= SM.getFileOffset(E))
         return true;
     }
     return false;
   }
-
-private:
   const SourceManager &SM;
-  std::vector<std::pair<SourceLocation, SourceLocation>> Ranges;
+  Ranges Kernels, Others;
 };
 } // namespace
 
 bool kernelsOutsideErrors(ASTContext &Ctx, ArrayRef<RecordedError> Errors) {
-  KernelBodies K(Ctx.getSourceManager());
-  K.TraverseDecl(Ctx.getTranslationUnitDecl());
+  FunctionBodies F(Ctx.getSourceManager());
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (const RecordedError &E : Errors) {
-    // No location: nothing says where it is, so nothing says it is harmless.
-    if (E.Loc.isInvalid() || K.contains(E.Loc))
+    // A compile that stopped, an error without a location or outside any
+    // function body (a declaration, a type, a syntax error at file scope)
+    // leaves an AST that cannot be trusted anywhere.
+    if (E.Fatal || E.Loc.isInvalid() || F.inKernel(E.Loc) ||
+        !F.inOtherFunction(E.Loc))
       return false;
     for (SourceLocation L : E.InstantiatedAt)
-      if (L.isValid() && K.contains(L))
+      if (L.isValid() && F.inKernel(L))
         return false;
   }
   return true;

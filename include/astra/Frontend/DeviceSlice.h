@@ -34,6 +34,7 @@ struct RecordedError {
   clang::SourceLocation Loc;
   std::string Message;
   std::vector<clang::SourceLocation> InstantiatedAt;
+  bool Fatal = false; ///< the compile stopped there (a missing #include)
 };
 
 /// Forwards every diagnostic down the chain and records the errors.

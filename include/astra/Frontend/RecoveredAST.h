@@ -3,11 +3,12 @@
 //
 // When a device-side parse still fails after the nvcc repairs
 // (NvccRepairs.h) and the host cuts (DeviceSlice.h), the errors may lie
-// outside the kernels: in a header's code no kernel instantiates, in a
-// helper that nvcc compiles. Clang's recovered AST then still holds the
+// outside the kernels: in the body of a helper that nvcc compiles and no
+// kernel instantiates. Clang's recovered AST then still holds the
 // kernels intact, and the model, the rewrite listing and the rewrites work
 // from it (the rewritten file is compiled by nvcc). An error in a kernel's
-// body, or in a template a kernel's body instantiates, stays an error.
+// body, or in a template a kernel's body instantiates, or outside function
+// bodies (declarations, types, a missing header) stays an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_FRONTEND_RECOVEREDAST_H
@@ -19,9 +20,9 @@
 
 namespace astra {
 
-/// Whether the kernels of \p Ctx are intact in spite of \p Errors: no error
-/// lies in the body of a `__global__` function, directly or through a
-/// template instantiated from one.
+/// Whether the kernels of \p Ctx are intact in spite of \p Errors: none is
+/// fatal, each lies in the body of a function that is not a kernel, and none
+/// was reached through a template instantiated from a kernel's body.
 bool kernelsOutsideErrors(clang::ASTContext &Ctx,
                           llvm::ArrayRef<RecordedError> Errors);
 

@@ -78,25 +78,39 @@ bool isRawIdent(const Token &T, StringRef Name = "") {
          (Name.empty() || T.getRawIdentifier() == Name);
 }
 
+/// The raw tokens from \p Loc (a file location) to the next `;` (included)
+/// or the end of the file, at most \p Max; \p Before receives the text of
+/// the file before \p Loc.
+std::vector<Token> lexFrom(const SourceManager &SM, const LangOptions &LO,
+                           SourceLocation Loc, size_t Max,
+                           StringRef *Before = nullptr) {
+  auto [FID, Off] = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(FID, &Invalid);
+  if (Invalid || Off >= Buf.size())
+    return {};
+  if (Before)
+    *Before = Buf.take_front(Off);
+  Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + Off,
+          Buf.end());
+  std::vector<Token> Toks;
+  Token T;
+  while (Toks.size() < Max && !L.LexFromRawLexer(T) && !T.is(tok::semi))
+    Toks.push_back(T);
+  if (Toks.size() < Max)
+    Toks.push_back(T);
+  return Toks;
+}
+
 /// At \p Loc starts `A<...>::name<...>(...)` (any number of qualifiers) with
 /// no `template` before `name`: returns the token `name`, before which the
 /// keyword goes.
 std::optional<Token> findMissingTemplateKeyword(const SourceManager &SM,
                                                 const LangOptions &LO,
                                                 SourceLocation Loc) {
-  auto [FID, Off] = SM.getDecomposedLoc(Loc);
-  bool Invalid = false;
-  StringRef Buf = SM.getBufferData(FID, &Invalid);
-  if (Invalid || Off >= Buf.size())
+  std::vector<Token> Toks = lexFrom(SM, LO, Loc, 256);
+  if (Toks.empty())
     return std::nullopt;
-  Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + Off,
-          Buf.end());
-  std::vector<Token> Toks;
-  Token T;
-  while (Toks.size() < 256 && !L.LexFromRawLexer(T) && !T.is(tok::semi))
-    Toks.push_back(T);
-  Toks.push_back(T);
-
   size_t I = Toks[0].is(tok::coloncolon) ? 1 : 0;
   bool Qualified = false;
   while (I < Toks.size()) {
@@ -132,23 +146,16 @@ std::optional<Token> findMissingTemplateKeyword(const SourceManager &SM,
 std::optional<Token> findMissingTemplateBeforeMember(const SourceManager &SM,
                                                      const LangOptions &LO,
                                                      SourceLocation Loc) {
-  auto [FID, Off] = SM.getDecomposedLoc(Loc);
-  bool Invalid = false;
-  StringRef Buf = SM.getBufferData(FID, &Invalid);
-  if (Invalid || Off >= Buf.size())
+  StringRef Before;
+  std::vector<Token> Toks = lexFrom(SM, LO, Loc, 2, &Before);
+  if (Toks.size() < 2 || !isRawIdent(Toks[0]) ||
+      isRawIdent(Toks[0], "template") || !Toks[1].is(tok::less))
     return std::nullopt;
-  Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + Off,
-          Buf.end());
-  Token Name, Next;
-  if (L.LexFromRawLexer(Name) || !isRawIdent(Name) ||
-      isRawIdent(Name, "template") || L.LexFromRawLexer(Next) ||
-      !Next.is(tok::less))
-    return std::nullopt;
-  StringRef Before = Buf.take_front(Off).rtrim();
+  Before = Before.rtrim();
   if (!Before.ends_with(".") && !Before.ends_with("->") &&
       !Before.ends_with("::"))
     return std::nullopt;
-  return Name;
+  return Toks[0];
 }
 
 /// The note of a `template` inserted before \p Name.

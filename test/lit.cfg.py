@@ -55,6 +55,17 @@ if shutil.which("cmake") and shutil.which("ninja"):
 if os.path.exists(os.path.join(config.astra_obj_root, "CMakeCache.txt")):
     config.available_features.add("build-tree")
 
+# Real third-party headers for the tests that use them (never committed):
+# --param flashinfer_include=<dir> or ASTRA_FLASHINFER_INCLUDE=<dir>, the
+# directory that holds flashinfer/vec_dtypes.cuh.
+flashinfer_include = (lit_config.params.get("flashinfer_include")
+                      or os.environ.get("ASTRA_FLASHINFER_INCLUDE"))
+if flashinfer_include and os.path.exists(
+        os.path.join(flashinfer_include, "flashinfer", "vec_dtypes.cuh")):
+    config.available_features.add("flashinfer")
+    config.substitutions.append(("%flashinfer_include",
+                                 os.path.abspath(flashinfer_include)))
+
 # The LLM agent's HTTP client loads libcurl at run time.
 import ctypes.util
 if ctypes.util.find_library("curl"):

@@ -2,6 +2,7 @@
 #include "astra/Codegen/Backend.h"
 #include "astra/Frontend/Parse.h"
 #include "astra/Support/ClangInvocation.h"
+#include "astra/Support/FileOverlay.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendOptions.h"
@@ -55,13 +56,15 @@ Expected<std::string> emitPtxWithClang(const CompileSetup &Setup,
     return Ptx;
   }
   // Host code Clang rejects must not block the kernels: compile the file
-  // with those host bodies cut out (Frontend/DeviceSlice.h).
+  // with those host bodies cut out (Frontend/DeviceSlice.h), and the headers
+  // nvcc accepts repaired (Frontend/NvccRepairs.h).
+  unsigned Generation = getOverlayGeneration();
   Expected<std::string> Sliced = sliceOutHostErrors(Setup, FileName, Code);
   if (!Sliced) {
     consumeError(Ptx.takeError());
     return Sliced.takeError();
   }
-  if (*Sliced == Code) {
+  if (*Sliced == Code && Generation == getOverlayGeneration()) {
     errs() << Diags;
     return Ptx.takeError();
   }

@@ -15,23 +15,16 @@ using namespace clang;
 
 namespace astra {
 
-void ErrorRecorder::BeginSourceFile(const LangOptions &LO,
-                                    const Preprocessor *PP) {
-  Printer->BeginSourceFile(LO, PP);
-}
-
-void ErrorRecorder::EndSourceFile() { Printer->EndSourceFile(); }
-
-void ErrorRecorder::finish() { Printer->finish(); }
-
 void ErrorRecorder::HandleDiagnostic(DiagnosticsEngine::Level Level,
                                      const Diagnostic &Info) {
-  DiagnosticConsumer::HandleDiagnostic(Level, Info); // counts
-  Printer->HandleDiagnostic(Level, Info);
+  DiagnosticChain::HandleDiagnostic(Level, Info); // counts, prints
   if (Level >= DiagnosticsEngine::Error) {
     SmallString<128> Msg;
     Info.FormatDiagnostic(Msg);
-    Errors.push_back({Info.getLocation(), Msg.str().str(), {}});
+    Errors.push_back({Info.getLocation(),
+                      Msg.str().str(),
+                      {},
+                      Level == DiagnosticsEngine::Fatal});
     InError = true;
     return;
   }

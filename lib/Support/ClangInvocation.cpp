@@ -1,6 +1,7 @@
 //===- ClangInvocation.cpp - A configured Clang for one CUDA file ---------===//
 #include "astra/Support/ClangInvocation.h"
 #include "astra/Support/Error.h"
+#include "astra/Support/FileOverlay.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -87,6 +88,11 @@ createCudaCompiler(const CompileSetup &Setup, StringRef FileName,
   auto Mem = makeIntrusiveRefCnt<vfs::InMemoryFileSystem>();
   Mem->addFile(AbsPath, /*ModificationTime=*/0,
                MemoryBuffer::getMemBufferCopy(Code, AbsPath));
+  // Headers repaired in memory (FileOverlay.h); the main file is \p Code.
+  for (const auto &[Path, Contents] : getOverlayFiles())
+    if (Path != AbsPath)
+      Mem->addFile(Path, /*ModificationTime=*/0,
+                   MemoryBuffer::getMemBufferCopy(Contents, Path));
   Overlay->pushOverlay(Mem);
 
   std::vector<std::string> Args = Setup.buildDriverArgs(FileName);

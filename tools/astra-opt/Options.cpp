@@ -2,6 +2,7 @@
 #include "Options.h"
 #include "astra/Codegen/Backend.h"
 #include "astra/Frontend/CompileDatabase.h"
+#include "astra/Frontend/NvccRepairs.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
 #include "llvm/ADT/SmallString.h"
@@ -71,6 +72,11 @@ cl::opt<std::string>
                 cl::desc("--verify: keep the worker's job, log and result "
                          "in this directory"),
                 cl::value_desc("dir"), cl::cat(AstraCategory));
+cl::opt<bool> NoNvccRepairs(
+    "no-nvcc-repairs",
+    cl::desc("Do not repair in memory the headers that nvcc accepts and "
+             "Clang rejects (docs/nvcc-compat.md)"),
+    cl::cat(AstraCategory));
 cl::opt<bool>
     InPlace("in-place",
             cl::desc("Write the result over the input (atomically), "
@@ -96,6 +102,7 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   if (Error E = checkGpuArch(GpuArch))
     return std::move(E);
   CompileSetup S;
+  setNvccRepairsEnabled(!NoNvccRepairs);
   S.GpuArch = GpuArch;
   S.CudaPath = findCudaPath(CudaPathOpt);
   std::optional<CodegenBackend> B = parseBackendName(BackendName);

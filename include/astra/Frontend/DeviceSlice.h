@@ -16,6 +16,7 @@
 #ifndef ASTRA_FRONTEND_DEVICESLICE_H
 #define ASTRA_FRONTEND_DEVICESLICE_H
 
+#include "astra/Frontend/DiagnosticChain.h"
 #include "astra/Support/CompileSetup.h"
 #include "astra/Support/Error.h"
 #include "clang/AST/ASTContext.h"
@@ -33,23 +34,18 @@ struct RecordedError {
   clang::SourceLocation Loc;
   std::string Message;
   std::vector<clang::SourceLocation> InstantiatedAt;
+  bool Fatal = false; ///< the compile stopped there (a missing #include)
 };
 
-/// Forwards every diagnostic to a printer and records the errors.
-class ErrorRecorder : public clang::DiagnosticConsumer {
+/// Forwards every diagnostic down the chain and records the errors.
+class ErrorRecorder : public DiagnosticChain {
 public:
-  explicit ErrorRecorder(std::unique_ptr<clang::DiagnosticConsumer> Printer)
-      : Printer(std::move(Printer)) {}
-  void BeginSourceFile(const clang::LangOptions &LO,
-                       const clang::Preprocessor *PP) override;
-  void EndSourceFile() override;
-  void finish() override;
+  using DiagnosticChain::DiagnosticChain;
   void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
                         const clang::Diagnostic &Info) override;
   const std::vector<RecordedError> &getErrors() const { return Errors; }
 
 private:
-  std::unique_ptr<clang::DiagnosticConsumer> Printer;
   std::vector<RecordedError> Errors;
   bool InError = false;
 };

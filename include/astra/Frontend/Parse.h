@@ -12,9 +12,12 @@ namespace astra {
 /// Parses \p Code (the contents of \p FileName) as CUDA for the device and
 /// calls \p Fn with the AST. The AST lives only during the call. Host
 /// function bodies that Clang cannot compile are cut out with a warning
-/// (DeviceSlice.h); offsets, lines and columns stay those of \p Code. Other
-/// parse errors are printed Clang-style and returned as a bad-input error; an
-/// error from \p Fn is returned as is.
+/// (DeviceSlice.h); offsets, lines and columns stay those of \p Code. Headers
+/// that nvcc accepts and Clang rejects are repaired in memory, with a note
+/// per repair (NvccRepairs.h). When errors remain only outside the kernels,
+/// \p Fn runs on Clang's recovered AST with a warning naming the first
+/// (RecoveredAST.h). Other parse errors are printed Clang-style and returned
+/// as a bad-input error; an error from \p Fn is returned as is.
 llvm::Error
 withParsedAST(const CompileSetup &Setup, llvm::StringRef FileName,
               llvm::StringRef Code,
@@ -22,7 +25,8 @@ withParsedAST(const CompileSetup &Setup, llvm::StringRef FileName,
 
 /// Returns the code the device side compiles: \p Code with the host function
 /// bodies that Clang cannot compile cut out (\p Code itself when none), as
-/// withParsedAST parses it. A compile that fails otherwise prints its
+/// withParsedAST parses it (with the same header repairs). A compile that
+/// fails otherwise, errors outside the kernels included, prints its
 /// diagnostics and returns its error.
 llvm::Expected<std::string> sliceOutHostErrors(const CompileSetup &Setup,
                                                llvm::StringRef FileName,

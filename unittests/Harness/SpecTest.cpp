@@ -628,8 +628,8 @@ TEST(SpecTest, CheckAgainstSignatures) {
     "grid": [1], "block": [1], "shapes": [{}]})json"),
             "s.json:2:30: error: args[0].dtype: parameter 'p' of type "
             "'Params' has no spec dtype (element types: float, double, "
-            "__half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2 and the "
-            "integer types)\n");
+            "__half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2, bool and "
+            "the integer types)\n");
   EXPECT_EQ(checkErrors(R"json({"kernels": [
     {"kernel": "act<__half>", "args": [{"name": "out", "dtype": "f16", "count": 1, "role": "out"}],
      "grid": [1], "block": [1], "shapes": [{}]},

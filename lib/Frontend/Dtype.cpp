@@ -44,7 +44,7 @@ static std::optional<DType> getBuiltinDtype(ASTContext &Ctx,
   case BuiltinType::BFloat16:
     return DType::BF16;
   case BuiltinType::Bool:
-    return std::nullopt;
+    return DType::Bool;
   default:
     break;
   }

@@ -50,8 +50,10 @@ static ParamInfo buildParam(const ModelSource &Src, const ParmVarDecl *P,
   if (PI.Dtype || U->isArithmeticType() || U->isEnumeralType() ||
       U->getAs<TemplateTypeParmType>())
     PI.Kind = ParamKind::Scalar;
-  else if (U->isRecordType())
+  else if (U->isRecordType()) {
     PI.Kind = ParamKind::Record;
+    describeRecordParam(Ctx, U, PI);
+  }
   return PI;
 }
 

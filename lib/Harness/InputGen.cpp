@@ -34,6 +34,7 @@ int64_t loadInteger(ArrayRef<uint8_t> Buf, DType T, size_t I) {
   case DType::I8:
     return loadAs<int8_t>(Buf, I);
   case DType::U8:
+  case DType::Bool:
   case DType::FP8E4M3:
   case DType::FP8E5M2:
     return loadAs<uint8_t>(Buf, I);
@@ -251,7 +252,7 @@ public:
       Lo = *L, Hi = *H;
     } else if (!isFloatDType(T)) {
       Lo = isSignedIntDType(T) ? -64 : 0;
-      Hi = isSignedIntDType(T) ? 64 : 128;
+      Hi = T == DType::Bool ? 2 : isSignedIntDType(T) ? 64 : 128;
     }
     auto Uniform = [&]() { return Lo + int64_t(R.below(uint64_t(Hi - Lo))); };
     if (Count > 0 && !isFloatDType(T) && Hi <= Lo &&

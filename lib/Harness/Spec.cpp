@@ -302,8 +302,11 @@ void forEachExpr(const KernelSpec &K,
     Call(D.Divides, member(D.Path, "divides"));
   }
   for (const ArgSpec &A : K.Args) {
+    for (const FieldSpec &F : A.Fields)
+      if (!F.Value.IsFloat)
+        Call(F.Value.Int, member(F.Path, "value"));
     if (A.IsScalar) {
-      if (!A.Value.IsFloat)
+      if (!A.Value.IsFloat && !A.IsStruct)
         Call(A.Value.Int, member(A.Path, "value"));
       continue;
     }

@@ -165,6 +165,10 @@ private:
               "'value'");
       return;
     }
+    if (P.IsRecord || A.IsStruct) {
+      checkStruct(A, P);
+      return;
+    }
     if (!P.IsPointer && !A.IsScalar) {
       err(member(A.Path, "count"),
           "parameter '" + P.Name + "' of type " + Type +
@@ -175,8 +179,8 @@ private:
       err(member(A.Path, "dtype"),
           "parameter '" + P.Name + "' of type " + Type +
               " has no spec dtype (element types: float, double, __half, "
-              "__nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2 and the integer "
-              "types)");
+              "__nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2, bool and the "
+              "integer types)");
     else if (!compatible(A.Type, *P.Elem))
       err(member(A.Path, "dtype"),
           "'" + dtypeName(A.Type) + "' does not match parameter '" + P.Name +
@@ -187,6 +191,76 @@ private:
               "' of type " + Type +
               ": the kernel cannot write through a pointer to const (use "
               "'in')");
+  }
+
+  /// A struct passed by value: the spec's size and fields (names, dtypes,
+  /// offsets, in order) must be the parameter's, as the target lays it out.
+  void checkStruct(const ArgSpec &A, const SignatureParam &P) {
+    std::string Type = "'" + P.TypeSpelling + "'";
+    if (!A.IsStruct) {
+      err(A.Path, "parameter '" + P.Name + "' of type " + Type +
+                      " is a struct passed by value: describe it with "
+                      "'size' and 'fields' (--emit-spec writes them)");
+      return;
+    }
+    if (!P.IsRecord) {
+      err(member(A.Path, "fields"),
+          "parameter '" + P.Name + "' of type " + Type +
+              " is not a struct passed by value: it takes " +
+              (P.IsPointer ? "'count' and 'role'" : "'value'") +
+              ", not 'fields'");
+      return;
+    }
+    if (!P.RecordProblem.empty()) {
+      err(member(A.Path, "fields"), "parameter '" + P.Name + "' of type " +
+                                        Type + " cannot be described: " +
+                                        P.RecordProblem);
+      return;
+    }
+    if (A.StructSize && A.StructSize != P.RecordSize)
+      err(member(A.Path, "size"),
+          "size " + Twine(A.StructSize) + " does not match parameter '" +
+              P.Name + "' of type " + Type + " (" + Twine(P.RecordSize) +
+              " bytes, aligned to " + Twine(P.RecordAlign) + ")");
+    std::vector<std::string> Names;
+    for (const SignatureParam::Field &F : P.Fields)
+      Names.push_back(F.Name);
+    for (size_t I = 0; I < A.Fields.size(); ++I) {
+      const FieldSpec &F = A.Fields[I];
+      if (!F.Valid)
+        continue;
+      if (I >= P.Fields.size() || P.Fields[I].Name != F.Name) {
+        err(member(F.Path, "name"),
+            "field " + Twine(I + 1) + " is '" + F.Name + "' but " +
+                (I < P.Fields.size()
+                     ? "field " + Twine(I + 1) + " of " + Type + " is '" +
+                           P.Fields[I].Name + "'"
+                     : Type + " has " + Twine(P.Fields.size()) + " fields") +
+                ": fields follow the struct's order (" + join(Names, ", ") +
+                ")");
+        continue;
+      }
+      const SignatureParam::Field &Q = P.Fields[I];
+      std::string What = "field '" + Q.Name + "' of type '" +
+                         Q.TypeSpelling + "'";
+      if (!Q.Elem)
+        err(member(F.Path, "dtype"),
+            What + " has no spec dtype: a struct with such a field cannot "
+                   "be passed by the harness");
+      else if (!compatible(F.Type, *Q.Elem))
+        err(member(F.Path, "dtype"), "'" + dtypeName(F.Type) +
+                                         "' does not match " + What +
+                                         " (expected " + dtypeName(*Q.Elem) +
+                                         ")");
+      if (F.Offset != Q.Offset)
+        err(member(F.Path, "offset"),
+            "offset " + Twine(F.Offset) + " does not match " + What + " at " +
+                Twine(Q.Offset) + " in " + Type);
+    }
+    if (A.Fields.size() < P.Fields.size() && !A.Fields.empty())
+      err(member(A.Path, "fields"),
+          "missing field '" + P.Fields[A.Fields.size()].Name + "' of " +
+              Type + " (fields: " + join(Names, ", ") + ")");
   }
 
   void checkShapes(const KernelSpec &K) {
@@ -260,6 +334,28 @@ StringRef guessRole(const SignatureParam &P) {
   return "out";
 }
 
+/// A struct passed by value: its size and one line per field, with the
+/// offsets of the target's layout.
+void emitStruct(raw_ostream &OS, const SignatureParam &P, StringRef Indent) {
+  OS << ", \"_struct\": " << quote(P.TypeSpelling);
+  if (!P.RecordProblem.empty()) {
+    OS << ", \"size\": " << P.RecordSize << ", \"fields\": "
+       << quote("TODO: cannot be described: " + P.RecordProblem) << "}";
+    return;
+  }
+  OS << ", \"size\": " << P.RecordSize << ", \"fields\": [";
+  ListSeparator LS(",");
+  for (const SignatureParam::Field &F : P.Fields) {
+    OS << LS << "\n"
+       << Indent << "      {\"name\": " << quote(F.Name) << ", \"dtype\": "
+       << quote(F.Elem ? dtypeName(*F.Elem).str()
+                       : "TODO: dtype of '" + F.TypeSpelling + "'")
+       << ", \"offset\": " << F.Offset << ", \"value\": "
+       << quote("TODO: value") << "}";
+  }
+  OS << "\n" << Indent << "    ]}";
+}
+
 void emitKernel(raw_ostream &OS, const KernelSignature &K, StringRef Indent) {
   OS << Indent << "{\n";
   OS << Indent << "  \"_todo\": "
@@ -274,8 +370,12 @@ void emitKernel(raw_ostream &OS, const KernelSignature &K, StringRef Indent) {
   OS << Indent << "  \"args\": [";
   ListSeparator LS(",");
   for (const SignatureParam &P : K.Params) {
-    OS << LS << "\n" << Indent << "    {\"name\": " << quote(P.Name)
-       << ", \"dtype\": ";
+    OS << LS << "\n" << Indent << "    {\"name\": " << quote(P.Name);
+    if (P.IsRecord) {
+      emitStruct(OS, P, Indent);
+      continue;
+    }
+    OS << ", \"dtype\": ";
     if (P.Elem)
       OS << quote(dtypeName(*P.Elem));
     else

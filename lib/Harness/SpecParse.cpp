@@ -180,6 +180,11 @@ private:
 
   /// A scalar value: an integer expression or a float literal.
   bool parseValue(const json::Value &V, StringRef Path, ScalarValue &Out) {
+    if (std::optional<bool> B = V.getAsBoolean()) {
+      Out.IsFloat = false;
+      Out.Int = SizeExpr::constant(*B ? 1 : 0);
+      return true;
+    }
     if (V.kind() == json::Value::Number && !V.getAsInteger()) {
       Out.IsFloat = true;
       Out.Float = *V.getAsNumber();
@@ -438,13 +443,18 @@ private:
     }
     checkFields(*O, P,
                 {"name", "dtype", "count", "role", "dist", "range", "gen",
-                 "specials", "tolerance", "value"});
+                 "specials", "tolerance", "value", "size", "fields"});
     unsigned Before = NumErrors;
     if (const json::Value *N = required(*O, P, "name", "the parameter name")) {
       if (std::optional<StringRef> S = N->getAsString())
         A.Name = S->str();
       else
         err(member(P, "name"), "expected a string");
+    }
+    if (O->get("fields") || O->get("size")) {
+      parseStructArg(*O, A, Before);
+      Failed = SavedFailed || Failed;
+      return;
     }
     if (const json::Value *D = required(*O, P, "dtype", "the element type")) {
       std::optional<StringRef> S = D->getAsString();
@@ -485,6 +495,101 @@ private:
       parseBufferFields(*O, A);
     }
     Failed = SavedFailed || Failed;
+  }
+
+  /// A struct passed by value: `"size"` and `"fields"`, each field a
+  /// scalar with a byte offset (docs/spec.md, "Struct parameters").
+  void parseStructArg(const json::Object &O, ArgSpec &A, unsigned Before) {
+    const std::string &P = A.Path;
+    A.IsScalar = A.IsStruct = true;
+    for (StringRef Key : {"dtype", "count", "role", "dist", "range", "gen",
+                          "specials", "tolerance", "value"})
+      if (O.get(Key))
+        err(member(P, Key), "a struct ('fields' given) has no '" + Key +
+                                "': each field takes its dtype and value");
+    if (const json::Value *V =
+            required(O, P, "size", "the struct's size in bytes")) {
+      std::optional<int64_t> N = V->getAsInteger();
+      if (N && *N >= 1 && *N <= 32764)
+        A.StructSize = uint64_t(*N);
+      else
+        err(member(P, "size"),
+            "expected the struct's size in bytes, an integer from 1 to 32764");
+    }
+    A.Valid = NumErrors == Before;
+    const json::Value *V = required(
+        O, P, "fields", "the struct's fields: name, dtype, offset and value");
+    if (!V)
+      return;
+    std::string FP = member(P, "fields");
+    const json::Array *Arr = V->getAsArray();
+    if (std::optional<StringRef> S = V->getAsString(); S && isPlaceholder(*S)) {
+      err(FP, "placeholder not filled in: '" + *S + "'");
+      return;
+    }
+    if (!Arr || Arr->empty()) {
+      err(FP, "expected a non-empty array of field objects");
+      return;
+    }
+    for (size_t I = 0; I < Arr->size(); ++I) {
+      FieldSpec F;
+      F.Path = element(FP, I);
+      parseField((*Arr)[I], A, F);
+      A.Fields.push_back(std::move(F));
+    }
+  }
+
+  void parseField(const json::Value &V, const ArgSpec &A, FieldSpec &F) {
+    const json::Object *O = V.getAsObject();
+    if (!O) {
+      err(F.Path, "expected a field object, got " + kindName(V));
+      F.Valid = false;
+      return;
+    }
+    checkFields(*O, F.Path, {"name", "dtype", "offset", "value"});
+    unsigned Before = NumErrors;
+    if (const json::Value *N = required(*O, F.Path, "name", "the field name")) {
+      if (std::optional<StringRef> S = N->getAsString())
+        F.Name = S->str();
+      else
+        err(member(F.Path, "name"), "expected a string");
+    }
+    if (const json::Value *D = required(*O, F.Path, "dtype", "its type")) {
+      std::optional<StringRef> S = D->getAsString();
+      std::optional<DType> T = S ? parseDType(*S) : std::nullopt;
+      if (T)
+        F.Type = *T;
+      else if (S && isPlaceholder(*S))
+        err(member(F.Path, "dtype"),
+            "placeholder not filled in: '" + *S + "'");
+      else
+        err(member(F.Path, "dtype"),
+            (S ? "unknown dtype '" + *S + "'" : Twine("expected a string")) +
+                " (dtypes: " + dtypeNames() + ")");
+    }
+    if (const json::Value *Off = required(
+            *O, F.Path, "offset", "its byte offset in the struct")) {
+      std::optional<int64_t> N = Off->getAsInteger();
+      if (!N || *N < 0)
+        err(member(F.Path, "offset"),
+            "expected a byte offset, an integer >= 0");
+      else
+        F.Offset = uint64_t(*N);
+    }
+    F.Valid = NumErrors == Before;
+    if (F.Valid && A.StructSize &&
+        F.Offset + dtypeSize(F.Type) > A.StructSize)
+      err(member(F.Path, "offset"),
+          "field '" + F.Name + "' (" + dtypeName(F.Type) + ") at offset " +
+              Twine(F.Offset) + " ends past the struct's " +
+              Twine(A.StructSize) + " bytes");
+    if (const json::Value *Val =
+            required(*O, F.Path, "value", "an expression or float literal")) {
+      parseValue(*Val, member(F.Path, "value"), F.Value);
+      if (F.Valid && F.Value.IsFloat && !isFloatDType(F.Type))
+        err(member(F.Path, "value"), "float literal given for integer dtype '" +
+                                         dtypeName(F.Type) + "'");
+    }
   }
 
   void parseBufferFields(const json::Object &O, ArgSpec &A) {

@@ -11,46 +11,16 @@ namespace detail {
 
 namespace {
 
-/// The integer range of an integer dtype.
-void intLimits(DType T, int64_t &Lo, uint64_t &Hi) {
-  switch (T) {
-  case DType::I8:
-    Lo = INT8_MIN, Hi = INT8_MAX;
-    return;
-  case DType::U8:
-    Lo = 0, Hi = UINT8_MAX;
-    return;
-  case DType::I16:
-    Lo = INT16_MIN, Hi = INT16_MAX;
-    return;
-  case DType::U16:
-    Lo = 0, Hi = UINT16_MAX;
-    return;
-  case DType::I32:
-    Lo = INT32_MIN, Hi = INT32_MAX;
-    return;
-  case DType::U32:
-    Lo = 0, Hi = UINT32_MAX;
-    return;
-  case DType::I64:
-    Lo = INT64_MIN, Hi = INT64_MAX;
-    return;
-  default: // u64
-    Lo = 0, Hi = UINT64_MAX;
-    return;
-  }
-}
-
 bool fitsInt(DType T, int64_t V) {
   int64_t Lo;
   uint64_t Hi;
-  intLimits(T, Lo, Hi);
+  intDTypeLimits(T, Lo, Hi);
   return V >= Lo && (V < 0 || uint64_t(V) <= Hi);
 }
 
 template <typename T> void put(ResolvedArg &A, T V) {
-  static_assert(sizeof(T) <= sizeof(A.ParamBytes), "too large");
-  std::memcpy(A.ParamBytes, &V, sizeof(T));
+  A.ParamBytes.resize(sizeof(T));
+  std::memcpy(A.ParamBytes.data(), &V, sizeof(T));
   A.ParamSize = sizeof(T);
 }
 
@@ -68,6 +38,7 @@ void encodeScalar(ResolvedArg &A) {
     return put(A, floatToFp8E4M3(float(A.FloatValue)));
   case DType::FP8E5M2:
     return put(A, floatToFp8E5M2(float(A.FloatValue)));
+  case DType::Bool:
   case DType::I8:
   case DType::U8:
     return put(A, uint8_t(A.IntValue));
@@ -270,27 +241,47 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
   // Arguments.
   Out.Args.clear();
   bool CountsOk = true; ///< every buffer's byte size is known
+  // A scalar of type T with value V (field path VP) in R.
+  auto Scalar = [&](DType T, const ScalarValue &V, StringRef VP,
+                    ResolvedArg &R) {
+    R.Type = T;
+    if (V.IsFloat) {
+      R.IsFloat = true;
+      R.FloatValue = V.Float;
+    } else if (std::optional<int64_t> I = Eval(V.Int, VP)) {
+      R.IntValue = *I;
+      if (isFloatDType(T)) {
+        R.IsFloat = true;
+        R.FloatValue = double(*I);
+      } else if (!fitsInt(T, *I)) {
+        Fail(VP, "value " + Twine(*I) + " for shape {" + S.str() +
+                     "} does not fit in " + dtypeName(T));
+      }
+    }
+    encodeScalar(R);
+  };
   for (const ArgSpec &A : K.Args) {
     ResolvedArg R;
     R.IsScalar = A.IsScalar;
     R.Type = A.Type;
-    if (A.IsScalar) {
-      std::string VP = member(A.Path, "value");
-      if (A.Value.IsFloat) {
-        R.IsFloat = true;
-        R.FloatValue = A.Value.Float;
-      } else if (std::optional<int64_t> V = Eval(A.Value.Int, VP)) {
-        R.IntValue = *V;
-        if (isFloatDType(A.Type)) {
-          R.IsFloat = true;
-          R.FloatValue = double(*V);
-        } else if (!fitsInt(A.Type, *V)) {
-          Fail(VP, "value " + Twine(*V) + " for shape {" + S.str() +
-                       "} does not fit in " + dtypeName(A.Type));
-        }
+    if (A.IsStruct) {
+      // The struct's bytes: each field at its offset (checked to lie inside
+      // the struct when the spec was parsed), padding zero.
+      R.ParamBytes.assign(A.StructSize, 0);
+      R.ParamSize = unsigned(A.StructSize);
+      for (const FieldSpec &F : A.Fields) {
+        ResolvedArg FR;
+        Scalar(F.Type, F.Value, member(F.Path, "value"), FR);
+        if (F.Offset + FR.ParamSize <= A.StructSize)
+          std::memcpy(R.ParamBytes.data() + F.Offset, FR.ParamBytes.data(),
+                      FR.ParamSize);
       }
-      encodeScalar(R);
-      Out.Args.push_back(R);
+      Out.Args.push_back(std::move(R));
+      continue;
+    }
+    if (A.IsScalar) {
+      Scalar(A.Type, A.Value, member(A.Path, "value"), R);
+      Out.Args.push_back(std::move(R));
       continue;
     }
     std::string CP = member(A.Path, "count");

@@ -338,7 +338,7 @@ bool DeviceContext::launch(int W, const ResolvedLaunch &L,
   SmallVector<cu::DevicePtr, 16> PtrStore(Ptrs.begin(), Ptrs.end());
   for (size_t I = 0; I < L.Args.size(); ++I)
     Params.push_back(L.Args[I].IsScalar
-                         ? const_cast<uint8_t *>(L.Args[I].ParamBytes)
+                         ? const_cast<uint8_t *>(L.Args[I].ParamBytes.data())
                          : static_cast<void *>(&PtrStore[I]));
   ++Launches[W];
   cu::Result R = A.LaunchKernel(Fn[W], L.Grid[0], L.Grid[1], L.Grid[2],

@@ -20,6 +20,7 @@ const DTypeRow DTypeTable[] = {
     {DType::I16, "i16", 2},         {DType::U16, "u16", 2},
     {DType::I32, "i32", 4},         {DType::U32, "u32", 4},
     {DType::I64, "i64", 8},         {DType::U64, "u64", 8},
+    {DType::Bool, "bool", 1},
 };
 const DTypeRow &row(DType T) {
   for (const DTypeRow &R : DTypeTable)
@@ -69,5 +70,37 @@ bool isSignedIntDType(DType T) {
 }
 
 bool isHalfDType(DType T) { return T == DType::F16 || T == DType::BF16; }
+
+void intDTypeLimits(DType T, int64_t &Lo, uint64_t &Hi) {
+  switch (T) {
+  case DType::Bool:
+    Lo = 0, Hi = 1;
+    return;
+  case DType::I8:
+    Lo = INT8_MIN, Hi = INT8_MAX;
+    return;
+  case DType::U8:
+    Lo = 0, Hi = UINT8_MAX;
+    return;
+  case DType::I16:
+    Lo = INT16_MIN, Hi = INT16_MAX;
+    return;
+  case DType::U16:
+    Lo = 0, Hi = UINT16_MAX;
+    return;
+  case DType::I32:
+    Lo = INT32_MIN, Hi = INT32_MAX;
+    return;
+  case DType::U32:
+    Lo = 0, Hi = UINT32_MAX;
+    return;
+  case DType::I64:
+    Lo = INT64_MIN, Hi = INT64_MAX;
+    return;
+  default: // u64 (and floats, which have no integer limits of their own)
+    Lo = 0, Hi = UINT64_MAX;
+    return;
+  }
+}
 
 } // namespace astra

@@ -36,6 +36,14 @@ SignatureParam describeParam(const ParamInfo &P, const KernelInfo &K) {
   S.PointeeConst = P.ConstPointee;
   S.Elem = P.Dtype;
   S.Lanes = P.Lanes;
+  if (P.Kind == ParamKind::Record) {
+    S.IsRecord = true;
+    S.RecordSize = P.RecordSize;
+    S.RecordAlign = P.RecordAlign;
+    S.RecordProblem = P.RecordProblem;
+    for (const RecordFieldInfo &F : P.Fields)
+      S.Fields.push_back({F.Name, F.Type, F.Dtype, F.Offset});
+  }
   for (const AccessInfo &A : K.Accesses) {
     if (A.Pointer != P.Name)
       continue;

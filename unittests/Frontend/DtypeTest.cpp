@@ -53,7 +53,7 @@ TEST(DtypeTest, Builtins) {
   EXPECT_EQ(dtypeOf(Cuda, "unsigned").first, "u32");
   EXPECT_EQ(dtypeOf(Cuda, "long").first, "i64");
   EXPECT_EQ(dtypeOf(Cuda, "unsigned long long").first, "u64");
-  EXPECT_EQ(dtypeOf(Cuda, "bool").first, "");
+  EXPECT_EQ(dtypeOf(Cuda, "bool").first, "bool");
   EXPECT_EQ(dtypeOf(Cuda, "Mode").first, "i16");
 }
 

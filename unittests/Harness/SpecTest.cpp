@@ -58,7 +58,7 @@ TEST(SpecTest, ParsesTheDesignExample) {
   EXPECT_EQ(L->Args[2].IntValue, 11008);
   EXPECT_EQ(L->Args[2].ParamSize, 4u);
   int32_t P;
-  memcpy(&P, L->Args[2].ParamBytes, 4);
+  memcpy(&P, L->Args[2].ParamBytes.data(), 4);
   EXPECT_EQ(P, 11008);
 }
 
@@ -112,18 +112,90 @@ TEST(SpecTest, ScalarValues) {
   Expected<ResolvedLaunch> L = resolve(K, K.Shapes[0]);
   ASSERT_TRUE(bool(L)) << messages(L.takeError());
   float Eps;
-  memcpy(&Eps, L->Args[0].ParamBytes, 4);
+  memcpy(&Eps, L->Args[0].ParamBytes.data(), 4);
   EXPECT_EQ(Eps, 1e-6f);
   EXPECT_EQ(L->Args[0].ParamSize, 4u);
   EXPECT_TRUE(L->Args[1].IsFloat);
   EXPECT_EQ(L->Args[1].FloatValue, 4.0);
   EXPECT_EQ(L->Args[1].ParamSize, 8u);
   uint16_t H;
-  memcpy(&H, L->Args[2].ParamBytes, 2);
+  memcpy(&H, L->Args[2].ParamBytes.data(), 2);
   EXPECT_EQ(H, 0x3800);
   EXPECT_EQ(L->Args[3].IntValue, 8000000000000);
   EXPECT_EQ(L->Args[4].ParamBytes[0], 255);
   EXPECT_EQ(L->Args[4].ParamSize, 1u);
+}
+
+TEST(SpecTest, BoolAndStructValues) {
+  Expected<LaunchSpecFile> F = parseSpec(kernel(R"json(
+      {"name": "flag", "dtype": "bool", "value": true},
+      {"name": "odd", "dtype": "bool", "value": "n % 2"},
+      {"name": "p", "size": 24, "fields": [
+        {"name": "a", "dtype": "f32", "offset": 0, "value": "1.5"},
+        {"name": "b", "dtype": "bool", "offset": 4, "value": 1},
+        {"name": "c", "dtype": "f64", "offset": 8, "value": "n"},
+        {"name": "d.x", "dtype": "i16", "offset": 16, "value": -2},
+        {"name": "w[1]", "dtype": "u8", "offset": 19, "value": 200}]})json"),
+                                         "s.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  EXPECT_TRUE(K.Args[2].IsStruct);
+  EXPECT_TRUE(K.Args[2].IsScalar);
+  Expected<ResolvedLaunch> L = resolve(K, K.Shapes[0]);
+  ASSERT_TRUE(bool(L)) << messages(L.takeError());
+  EXPECT_EQ(L->Args[0].ParamSize, 1u);
+  EXPECT_EQ(L->Args[0].ParamBytes[0], 1);
+  EXPECT_EQ(L->Args[1].ParamBytes[0], 0); // n = 8
+  const ResolvedArg &P = L->Args[2];
+  ASSERT_EQ(P.ParamSize, 24u);
+  ASSERT_EQ(P.ParamBytes.size(), 24u);
+  float A;
+  memcpy(&A, P.ParamBytes.data(), 4);
+  EXPECT_EQ(A, 1.5f);
+  EXPECT_EQ(P.ParamBytes[4], 1);
+  for (unsigned Pad : {5u, 6u, 7u, 18u, 20u, 23u})
+    EXPECT_EQ(P.ParamBytes[Pad], 0) << "padding byte " << Pad;
+  double C;
+  memcpy(&C, P.ParamBytes.data() + 8, 8);
+  EXPECT_EQ(C, 8.0);
+  int16_t D;
+  memcpy(&D, P.ParamBytes.data() + 16, 2);
+  EXPECT_EQ(D, -2);
+  EXPECT_EQ(P.ParamBytes[19], 200);
+}
+
+TEST(SpecTest, BoolAndStructErrors) {
+  // A field past the end; a float for an integer field; a struct with a
+  // dtype.
+  Expected<LaunchSpecFile> F = parseSpec(kernel(R"json(
+      {"name": "p", "size": 8, "dtype": "f32", "fields": [
+        {"name": "a", "dtype": "f64", "offset": 4, "value": 1},
+        {"name": "b", "dtype": "i32", "offset": 0, "value": "0.5"}]})json"),
+                                         "s.json");
+  ASSERT_FALSE(bool(F));
+  std::string M = messages(F.takeError());
+  EXPECT_NE(M.find("args[0].dtype: a struct ('fields' given) has no 'dtype'"),
+            std::string::npos)
+      << M;
+  EXPECT_NE(M.find("args[0].fields[0].offset: field 'a' (f64) at offset 4 "
+                   "ends past the struct's 8 bytes"),
+            std::string::npos)
+      << M;
+  EXPECT_NE(M.find("args[0].fields[1].value: float literal given for integer "
+                   "dtype 'i32'"),
+            std::string::npos)
+      << M;
+  // A bool is 0 or 1 on every shape.
+  Expected<LaunchSpecFile> G = parseSpec(
+      kernel(R"json({"name": "flag", "dtype": "bool", "value": "n"})json"),
+      "s.json");
+  ASSERT_TRUE(bool(G)) << messages(G.takeError());
+  Expected<ResolvedLaunch> L = resolve(G->Kernels[0], G->Kernels[0].Shapes[0]);
+  ASSERT_FALSE(bool(L));
+  M = messages(L.takeError());
+  EXPECT_NE(M.find("value 8 for shape {n=8} does not fit in bool"),
+            std::string::npos)
+      << M;
 }
 
 TEST(SpecTest, DefaultTolerance) {
@@ -556,8 +628,8 @@ TEST(SpecTest, CheckAgainstSignatures) {
     "grid": [1], "block": [1], "shapes": [{}]})json"),
             "s.json:2:30: error: args[0].dtype: parameter 'p' of type "
             "'Params' has no spec dtype (element types: float, double, "
-            "__half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2 and the "
-            "integer types)\n");
+            "__half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2, bool and "
+            "the integer types)\n");
   EXPECT_EQ(checkErrors(R"json({"kernels": [
     {"kernel": "act<__half>", "args": [{"name": "out", "dtype": "f16", "count": 1, "role": "out"}],
      "grid": [1], "block": [1], "shapes": [{}]},

@@ -20,7 +20,23 @@ TEST(DTypeTest, NamesRoundTrip) {
   EXPECT_EQ(parseDType("half"), std::nullopt);
   EXPECT_EQ(parseDType(""), std::nullopt);
   EXPECT_EQ(dtypeNames(), "f32 f64 f16 bf16 fp8e4m3 fp8e5m2 i8 u8 i16 u16 "
-                          "i32 u32 i64 u64");
+                          "i32 u32 i64 u64 bool");
+}
+
+TEST(DTypeTest, Bool) {
+  EXPECT_EQ(parseDType("bool"), DType::Bool);
+  EXPECT_EQ(dtypeName(DType::Bool), "bool");
+  EXPECT_EQ(dtypeSize(DType::Bool), 1u);
+  EXPECT_FALSE(isFloatDType(DType::Bool));
+  EXPECT_FALSE(isSignedIntDType(DType::Bool));
+  int64_t Lo;
+  uint64_t Hi;
+  intDTypeLimits(DType::Bool, Lo, Hi);
+  EXPECT_EQ(Lo, 0);
+  EXPECT_EQ(Hi, 1u);
+  intDTypeLimits(DType::I8, Lo, Hi);
+  EXPECT_EQ(Lo, -128);
+  EXPECT_EQ(Hi, 127u);
 }
 
 TEST(DTypeTest, SizesAndKinds) {

@@ -50,6 +50,18 @@ enum class ParamKind {
 };
 
 /// One kernel parameter.
+/// One scalar field of a struct passed by value, flattened: a nested struct
+/// or an array gives one entry per scalar inside it ("in.x", "w[2]").
+struct RecordFieldInfo {
+  std::string Name;
+  std::string Type; ///< the field's type, printed
+  /// None when the field has no dtype (a pointer, a bit-field, ...).
+  std::optional<DType> Dtype;
+  /// Bytes from the start of the struct, as Clang lays it out for the
+  /// target (ASTRecordLayout).
+  uint64_t Offset = 0;
+};
+
 struct ParamInfo {
   std::string Name;
   /// The type as written in the declaration, e.g. `const T *__restrict__`.
@@ -65,8 +77,15 @@ struct ParamInfo {
   /// The dtype of the element type (pointers) or of the value (scalars);
   /// printed in the JSON as its spec spelling ("f16"). None when unknown: a
   /// dependent type (`T` in a template: see the instantiations), a struct,
-  /// bool, ...
+  /// ...
   std::optional<DType> Dtype;
+  /// Structs passed by value (Kind == Record): size and alignment in
+  /// bytes, and the scalar fields with their offsets (ASTRecordLayout).
+  /// RecordProblem says why the struct cannot be described field by field
+  /// (a union, a bit-field, too many fields), empty when it can.
+  uint64_t RecordSize = 0, RecordAlign = 0;
+  std::vector<RecordFieldInfo> Fields;
+  std::string RecordProblem;
   /// Elements of Dtype per ElementType: 1 for scalars, 2 for __half2 or
   /// float2, 4 for float4, ...
   unsigned Lanes = 1;
@@ -268,6 +287,11 @@ llvm::Expected<KernelModel> loadKernelModel(const CompileSetup &Setup,
 /// the element count of vector types (float4: 4).
 std::optional<DType> getDtype(clang::ASTContext &Ctx, clang::QualType T,
                               unsigned *Lanes = nullptr);
+
+/// Fills \p P's RecordSize, RecordAlign, Fields (or RecordProblem) for the
+/// struct type \p T passed by value, from Clang's ASTRecordLayout.
+void describeRecordParam(clang::ASTContext &Ctx, clang::QualType T,
+                         ParamInfo &P);
 
 llvm::StringRef toString(ParamKind K);
 llvm::StringRef toString(LoopClass C);

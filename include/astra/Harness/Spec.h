@@ -21,6 +21,7 @@
 #include "astra/Support/DType.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
@@ -67,6 +68,18 @@ struct GenSpec {
   ScalarValue Value;               ///< constant
 };
 
+/// One field of a struct passed by value (`"fields"`, docs/spec.md): a
+/// scalar at a byte offset in the struct. Nested structs and arrays are
+/// flattened (`"in.x"`, `"w[2]"`), as --emit-spec writes them.
+struct FieldSpec {
+  std::string Name;
+  DType Type = DType::F32;
+  uint64_t Offset = 0;
+  ScalarValue Value;
+  std::string Path; ///< "kernels[0].args[2].fields[1]"
+  bool Valid = true; ///< name, dtype and offset parsed
+};
+
 struct ArgSpec {
   std::string Name;
   DType Type = DType::F32;
@@ -86,6 +99,12 @@ struct ArgSpec {
   std::optional<double> Rtol, Atol;
   // Scalars.
   ScalarValue Value;
+  /// A struct passed by value (`"size"` and `"fields"` given; IsScalar is
+  /// true as well): its size in bytes and its fields. Bytes no field covers
+  /// (padding) are passed as zeros.
+  bool IsStruct = false;
+  uint64_t StructSize = 0;
+  std::vector<FieldSpec> Fields;
   /// Field path for diagnostics, e.g. "kernels[0].args[2]".
   std::string Path;
   /// False when parsing found an error in this argument's name, dtype or
@@ -217,11 +236,12 @@ struct ResolvedArg {
   // Buffers.
   uint64_t Count = 0; ///< elements
   uint64_t Bytes = 0; ///< Count * dtypeSize
-  // Scalars: the value, and its bytes as the kernel parameter of Type.
+  // Scalars: the value, and its bytes as the kernel parameter of Type. For
+  // a struct: every field's value at its offset, padding zero.
   bool IsFloat = false;
   int64_t IntValue = 0;
   double FloatValue = 0;
-  uint8_t ParamBytes[8] = {};
+  llvm::SmallVector<uint8_t, 8> ParamBytes;
   unsigned ParamSize = 0;
 };
 
@@ -271,6 +291,17 @@ struct SignatureParam {
   unsigned Lanes = 1;
   /// Seen loaded from / stored to in the body (pointers; false if unknown).
   bool Loads = false, Stores = false;
+  /// A struct passed by value: its size, alignment and scalar fields as
+  /// the target lays them out, or why it cannot be described.
+  bool IsRecord = false;
+  uint64_t RecordSize = 0, RecordAlign = 0;
+  struct Field {
+    std::string Name, TypeSpelling;
+    std::optional<DType> Elem;
+    uint64_t Offset = 0;
+  };
+  std::vector<Field> Fields;
+  std::string RecordProblem;
 };
 
 struct KernelSignature {

@@ -10,6 +10,7 @@
 #define ASTRA_SUPPORT_DTYPE_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <optional>
 
 namespace astra {
@@ -29,6 +30,8 @@ enum class DType {
   U32,
   I64,
   U64,
+  /// C++ `bool`: one byte, 0 or 1 (an integer dtype of two values).
+  Bool,
 };
 
 /// Size of one element in bytes.
@@ -43,6 +46,9 @@ bool isFloatDType(DType T);     ///< f32 f64 f16 bf16 fp8*
 bool isSignedIntDType(DType T); ///< i8 i16 i32 i64
 /// f16 and bf16: the 16-bit floats that CUDA gives as structs.
 bool isHalfDType(DType T);
+/// The integer values a dtype holds: [\p Lo, \p Hi] (integer dtypes and
+/// bool).
+void intDTypeLimits(DType T, int64_t &Lo, uint64_t &Hi);
 
 } // namespace astra
 

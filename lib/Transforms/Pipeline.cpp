@@ -3,7 +3,6 @@
 #include "astra/Frontend/Kernels.h"
 #include "astra/Frontend/Parse.h"
 #include "astra/Transforms/Enumerate.h"
-#include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -41,24 +40,12 @@ static Error checkSelection(ASTContext &Ctx, StringRef FileName,
                             (Names.empty() ? "none" : join(Names, ", ")));
 }
 
-static Expected<std::string> applyAndFormat(StringRef FileName, StringRef Code,
-                                            const tooling::Replacements &Edits) {
-  // Format only the lines the edits touched, in the file's own style when it
-  // has a .clang-format, else LLVM's.
-  Expected<format::FormatStyle> Style =
-      format::getStyle("file", FileName, "LLVM", Code);
-  if (!Style) {
-    consumeError(Style.takeError());
-    Style = format::getLLVMStyle();
-  }
-  Style->SortIncludes = {};
-  Expected<tooling::Replacements> Formatted =
-      format::formatReplacements(Code, Edits, *Style);
-  if (!Formatted)
-    return makeInternalError("formatting the rewritten code failed: " +
-                             toString(Formatted.takeError()));
-  Expected<std::string> Result =
-      tooling::applyAllReplacements(Code, *Formatted);
+/// Splices the edits into the file. Nothing is re-formatted: rewrites lay
+/// out the code they generate in the file's own style (Indent.h), and every
+/// other byte stays as it was.
+static Expected<std::string> applyEdits(StringRef Code,
+                                        const tooling::Replacements &Edits) {
+  Expected<std::string> Result = tooling::applyAllReplacements(Code, Edits);
   if (!Result)
     return makeInternalError("applying the edits failed: " +
                              toString(Result.takeError()));
@@ -114,7 +101,7 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
       OS << ": no candidate site found";
     return makeInputError(DiagLoc{FileName.str()}, Msg);
   }
-  Expected<std::string> NewCode = applyAndFormat(FileName, Code, Edits);
+  Expected<std::string> NewCode = applyEdits(Code, Edits);
   if (!NewCode)
     return NewCode.takeError();
   Result.Code = std::move(*NewCode);

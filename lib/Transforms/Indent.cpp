@@ -56,6 +56,8 @@ IndentStyle detectIndentStyle(StringRef Code) {
     auto [Line, Rest] = Code.split('\n');
     Code = Rest;
     StringRef Trim = Line.trim();
+    if (!Trim.starts_with("//")) // long comments are not the code's width
+      Style.ColumnLimit = std::max<unsigned>(Style.ColumnLimit, Line.size());
     if (Trim.starts_with("#pragma"))
       ++(Line.starts_with("#") ? PragmaAt0 : PragmaIndented);
     if (Trim.empty() || Trim.starts_with("#") || Trim.starts_with("//") ||
@@ -167,6 +169,49 @@ static void splitBraces(StringRef Line, SmallVectorImpl<std::string> &Out) {
   Out.push_back(WS + "{");
 }
 
+/// Breaks \p Line (laid out, longer than the limit) greedily after the
+/// `;`, `&&` and `||` inside the parentheses of its `for`/`if`/`while`
+/// header, continuing under the first character after the `(`.
+static std::string wrapHeader(const std::string &Line, unsigned Limit) {
+  size_t Open = Line.find('(');
+  StringRef Code = StringRef(Line).ltrim();
+  if (Open == std::string::npos || !startsControl(Code))
+    return Line;
+  // Split points: just after "; ", "&& ", "|| " at parenthesis depth 1.
+  std::vector<size_t> Cuts;
+  int Depth = 0;
+  for (size_t I = Open; I < Line.size(); ++I) {
+    char C = Line[I];
+    if (C == '(' || C == '[')
+      ++Depth;
+    else if (C == ')' || C == ']')
+      --Depth;
+    else if (Depth == 1 && I + 1 < Line.size() && Line[I + 1] == ' ' &&
+             (C == ';' || ((C == '&' || C == '|') && Line[I - 1] == C)))
+      Cuts.push_back(I + 1);
+  }
+  std::string Out, Pad(Open + 1, ' ');
+  for (size_t I = 0; I < Open + 1; ++I)
+    if (Line[I] == '\t')
+      Pad[I] = '\t';
+  size_t Start = 0, Col = 0, LastFit = std::string::npos;
+  for (size_t K = 0; K <= Cuts.size(); ++K) {
+    size_t End = K < Cuts.size() ? Cuts[K] : Line.size();
+    size_t Width = Col + (End - Start);
+    if (Width > Limit && LastFit != std::string::npos) {
+      Out += StringRef(Line).slice(Start, LastFit).rtrim().str() + "\n" + Pad;
+      Col = Pad.size();
+      Start = LastFit + 1; // skip the space after the cut
+      LastFit = std::string::npos;
+      --K;
+      continue;
+    }
+    LastFit = End;
+  }
+  Out += Line.substr(Start);
+  return Out;
+}
+
 std::string layoutBlock(StringRef Text, StringRef BaseIndent,
                         const IndentStyle &Style) {
   SmallVector<std::string, 32> Owned;
@@ -275,6 +320,16 @@ std::string layoutBlock(StringRef Text, StringRef BaseIndent,
     }
     if (N)
       Out += "\n";
+    if (N && NewLine.size() > Style.ColumnLimit) {
+      NewLine = wrapHeader(NewLine, Style.ColumnLimit);
+    } else if (N == 0 && !leadingSpace(NewLine).empty()) {
+      NewLine = wrapHeader(NewLine, Style.ColumnLimit);
+    } else if (N == 0) {
+      // The edit starts after the line's indentation.
+      std::string Full = BaseIndent.str() + NewLine;
+      if (Full.size() > Style.ColumnLimit)
+        NewLine = wrapHeader(Full, Style.ColumnLimit).substr(BaseIndent.size());
+    }
     Out += NewLine;
   }
   return Out;

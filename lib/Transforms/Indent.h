@@ -21,6 +21,9 @@ struct IndentStyle {
   /// `#pragma` lines start at column 0 (as the file's own do); else they
   /// are indented like the statement they precede.
   bool PragmaAtColumnZero = false;
+  /// Generated `if`/`for` headers longer than this are broken (80, or the
+  /// file's longest line of code when it has longer ones).
+  unsigned ColumnLimit = 80;
 };
 
 /// Reads the style of \p Code from its indented lines: the most common step

@@ -89,6 +89,8 @@ private:
   }
   /// `'<text>' (<what it is>)` for a message: which use is meant.
   std::string describeUse(const Stmt *S);
+  /// `'<text>'`, shortened to a line.
+  std::string quote(const Stmt *S);
   const Stmt *parentOf(const Stmt *S, const Decl **D = nullptr) {
     DynTypedNodeList Ps = Ctx.getParents(*S);
     if (Ps.size() != 1)
@@ -134,15 +136,18 @@ static std::string kindOf(const Stmt *S) {
 }
 
 std::string PointerTracker::describeUse(const Stmt *S) {
+  std::string Q = quote(S);
+  return Q.empty() ? kindOf(S) : Q + " (" + kindOf(S) + ")";
+}
+
+std::string PointerTracker::quote(const Stmt *S) {
   std::string Text;
   for (char C : RC.getText(S->getSourceRange()))
     if (!isSpace(C) || (!Text.empty() && Text.back() != ' '))
       Text += isSpace(C) ? ' ' : C;
   if (Text.size() > 48)
     Text = Text.substr(0, 45) + "...";
-  if (Text.empty())
-    return kindOf(S);
-  return "'" + Text + "' (" + kindOf(S) + ")";
+  return Text.empty() ? "" : "'" + Text + "'";
 }
 
 void PointerTracker::collect(const FunctionDecl *Kernel, const VarDecl *V) {
@@ -231,9 +236,7 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
       if (FD)
         return block(Call, "passed to '" + FD->getName() +
                                "', which may write through it");
-      std::string Callee = describeUse(Call->getCallee());
-      Callee = Callee.substr(0, Callee.find(" ("));
-      return block(Call, "passed to " + Callee +
+      return block(Call, "passed to " + quote(Call->getCallee()) +
                              ", an indirect or unresolved call whose "
                              "parameters are not known, so it may write "
                              "through it");
@@ -260,7 +263,7 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
       return block(A, "an element is bound to a non-const reference");
     }
     if (!P)
-      return block(A, "the element " + describeUse(A) +
+      return block(A, "the element " + quote(A) +
                           " is used outside an expression this rewrite "
                           "follows");
     if (isa<ParenExpr>(P) ||
@@ -279,7 +282,7 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     if (const auto *ICE = dyn_cast<ImplicitCastExpr>(P)) {
       if (ICE->getCastKind() == CK_LValueToRValue)
         break;
-      return block(A, "the element " + describeUse(A) + " is converted by " +
+      return block(A, "the element " + quote(A) + " is converted by " +
                           kindOf(ICE) + ", which is neither a load nor a "
                           "store this rewrite knows");
     }
@@ -313,7 +316,7 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     // only be read.
     if (ConstPointee)
       break;
-    return block(A, "the element " + describeUse(A) + " is used in " +
+    return block(A, "the element " + quote(A) + " is used in " +
                         describeUse(P) +
                         ", which this rewrite cannot classify as a load or "
                         "a store");

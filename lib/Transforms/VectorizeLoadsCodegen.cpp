@@ -211,7 +211,7 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
     Conds.push_back(paren(S) + " == 1");
   for (const std::string &D : Plan.DivisibleBy)
     Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
-  OS << "if (" << join(Conds, " &&\n") << ") {\n";
+  OS << "if (" << join(Conds, " && ") << ") {\n";
 }
 
 /// The comment, `constexpr int VecW = ...;` and one union per element type.

@@ -68,10 +68,8 @@ __global__ void sum_tree(float *out, const float *in, int n) {
 // lanes past the last warp read warp 0's partial again.
 // CHECK-LABEL: __global__ void min_int(
 // CHECK:        __shared__ int warpPartial1[32];
-// CHECK:            warpValue1 = min(warpValue1,
-// CHECK-NEXT:                        __shfl_xor_sync(0xffffffffu, warpValue1, laneOffset1));
-// CHECK:          warpValue1 =
-// CHECK-NEXT:         warpPartial1[threadIdx.x < blockDim.x / 32 ? threadIdx.x : 0];
+// CHECK:            warpValue1 = min(warpValue1, __shfl_xor_sync(0xffffffffu, warpValue1, laneOffset1));
+// CHECK:          warpValue1 = warpPartial1[threadIdx.x < blockDim.x / 32 ? threadIdx.x : 0];
 // CHECK:            m[0] = warpValue1;
 // CHECK:        } else {
 // CHECK-NEXT:     for (unsigned s = blockDim.x / 2; s != 0; s /= 2) {

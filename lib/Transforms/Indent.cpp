@@ -223,7 +223,13 @@ std::string layoutBlock(StringRef Text, StringRef BaseIndent,
     else
       Owned.push_back(L.str());
   }
-  SmallVector<StringRef, 32> Lines(Owned.begin(), Owned.end());
+  // A block does not end in a blank line (a copied body's last line break
+  // and the generated `}` after it).
+  SmallVector<StringRef, 32> Lines;
+  for (size_t I = 0; I < Owned.size(); ++I)
+    if (I == 0 || I + 1 == Owned.size() || !StringRef(Owned[I]).trim().empty() ||
+        !StringRef(Owned[I + 1]).trim().starts_with("}"))
+      Lines.push_back(Owned[I]);
   std::string Out;
   auto Indent = [&](unsigned Level) {
     std::string S = BaseIndent.str();

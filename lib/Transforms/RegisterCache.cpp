@@ -162,7 +162,7 @@ std::string generatePrologue(const RcChain &C, const RcNames &N, int Packs) {
       for (const std::string &S : C.BetweenStores)
         Conds.push_back(Disjoint(GA.Addr, AEnd, S, S + " + 1"));
   }
-  OS << "const bool " << N.Fits << " = " << join(Conds, " && ") << ";";
+  OS << "const bool " << N.Fits << " = " << join(Conds, " &&\n") << ";";
   return Out;
 }
 

@@ -30,6 +30,8 @@ json::Value toJSON(const PlanFile &P) {
       O["launch"] = json::Object(K.Launch);
     if (!K.ReplacementSource.empty())
       O["replacement_source"] = K.ReplacementSource;
+    if (K.ReassociatesFloat)
+      O["reassociates_float"] = true;
     Kernels.push_back(std::move(O));
   }
   return json::Object{{"astra_plan", PlanFile::Version},
@@ -92,6 +94,7 @@ Expected<PlanFile> parsePlan(StringRef JSON, StringRef FileName) {
       KP.Launch = *L;
     if (auto R = K->getString("replacement_source"))
       KP.ReplacementSource = R->str();
+    KP.ReassociatesFloat = K->getBoolean("reassociates_float").value_or(false);
     P.Kernels.push_back(std::move(KP));
   }
   return std::move(P);

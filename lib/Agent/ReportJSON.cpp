@@ -12,6 +12,7 @@ json::Value toJSON(const Evaluation &E) {
                  {"plan", json::Array(E.Cand.Steps)},
                  {"origin", E.Cand.Origin},
                  {"changes_rounding", E.Cand.ChangesRounding},
+                 {"reassociates_float", E.Cand.Reassociates},
                  {"status", evalStatusName(E.Status)},
                  {"compile_seconds", E.CompileSeconds}};
   if (!E.Cand.Rationale.empty())
@@ -71,6 +72,7 @@ json::Value reportToJSON(const AgentResult &R) {
       O["winner"] = json::Object{
           {"index", W.Index},
           {"plan", json::Array(W.Cand.Steps)},
+          {"reassociates_float", W.Cand.Reassociates},
           {"geomean_speedup", K.FinalCheck->GeoMeanSpeedup},
           {"final_check", toJSON(*K.FinalCheck)}};
     } else {

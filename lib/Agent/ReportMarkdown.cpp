@@ -58,6 +58,10 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
   for (const KernelOutcome &K : R.Kernels) {
     const KernelRun &Run = K.Run;
     OS << "## " << Run.SpecKernel << "\n\n" << K.Summary << ".\n\n";
+    if (K.Kept && Run.Evaluations[*K.Kept].Cand.Reassociates)
+      OS << "The kept plan reassociates floating-point arithmetic (a sum is "
+            "added in another order): results may differ from the "
+            "original's in the last bits, within the verified tolerance.\n\n";
     if (const json::Object *A = K.AgentReport.getAsObject())
       if (auto Model = A->getString("model"))
         OS << formatv("LLM `{0}`: {1} of {2} round(s), {3} prompt + {4} "
@@ -98,6 +102,9 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
       std::string Note = E.Note;
       if (E.Result && E.Result->Verdict == Verdict::Refused)
         Note = E.Result->Detail;
+      if (E.Cand.Reassociates)
+        Note = Note.empty() ? "reassociates float arithmetic"
+                            : "reassociates float arithmetic; " + Note;
       if (Note.size() > 160)
         Note = Note.substr(0, 157) + "...";
       bool Kept = K.Kept && Run.Evaluations[*K.Kept].Index == E.Index;

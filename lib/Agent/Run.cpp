@@ -165,6 +165,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       KP.Steps = W->Cand.Steps;
       KP.ReplacementSource = W->Cand.ReplacementSource;
       KP.Speedup = KO.FinalCheck->GeoMeanSpeedup;
+      KP.ReassociatesFloat = W->Cand.Reassociates;
       Res.Plan.Kernels.push_back(std::move(KP));
       break;
     }

@@ -68,6 +68,7 @@ struct Entry {
   unsigned Priority = 0, Order = 0;
   std::string Rationale;
   bool ChangesRounding = false;
+  bool Reassociates = false; ///< this option or one in Base
 };
 
 class SearchAgent : public Agent {
@@ -85,6 +86,8 @@ private:
   /// Geometric-mean speedup of every plan judged correct, and 1 for the
   /// original; refreshed by each propose().
   StringMap<double> JudgedSpeedup;
+  /// Plans (formatSteps) with a step that reassociates float arithmetic.
+  StringSet<> Reassociating;
 
   void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
   /// The estimated gain of \p E's option; none: do not propose it.
@@ -141,6 +144,10 @@ void SearchAgent::expand(const AgentContext &Ctx,
     E.Order = NextOrder++;
     E.Rationale = O.Detail;
     E.ChangesRounding = O.ChangesRounding;
+    E.Reassociates =
+        O.Reassociates || Reassociating.contains(formatSteps(Base));
+    if (E.Reassociates)
+      Reassociating.insert(formatSteps(Steps));
     Frontier.push_back(std::move(E));
   }
 }
@@ -255,6 +262,7 @@ Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
     C.Origin = "search";
     C.Rationale = E.Rationale;
     C.ChangesRounding = E.ChangesRounding;
+    C.Reassociates = E.Reassociates;
     Batch.push_back(std::move(C));
     Taken[S.Index] = true;
   }

@@ -212,7 +212,8 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
     return Fail("'" + print(Ctx, E) + "' reads memory that may change");
   if (E->isTypeDependent() || E->isValueDependent())
     return Fail("'" + print(Ctx, E) + "' depends on a template parameter");
-  return Fail("'" + print(Ctx, E) + "' is not analysed");
+  return Fail("'" + print(Ctx, E) + "' is a " + E->getStmtClassName() +
+              ", an expression the invariance check does not follow");
 }
 
 std::vector<const DeclRefExpr *> findRefs(const Stmt *S, const VarDecl *V) {

@@ -1,5 +1,6 @@
 //===- EditBatch.cpp - Nested source edits committed as one batch ---------===//
 #include "EditBatch.h"
+#include "Indent.h"
 #include "SiteUtil.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -32,6 +33,14 @@ void EditBatch::replace(unsigned Begin, unsigned End, StringRef Text) {
   }
   Edits.push_back(
       {Begin, End, Text.str(), static_cast<unsigned>(Edits.size())});
+}
+
+void EditBatch::replaceBlock(unsigned Begin, unsigned End, StringRef Text) {
+  if (Begin == ~0u) {
+    Invalid = true;
+    return;
+  }
+  replace(Begin, End, layoutBlockAt(RC, Begin, Text));
 }
 
 Error EditBatch::commit() {
@@ -93,7 +102,10 @@ bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits, const Stmt *S,
       isa<AttributedStmt>(S) && Before.trim().starts_with("#pragma");
   if (!Before.trim().empty() && !IsPragma)
     return false;
-  Edits.insert(LineStart, (Indent + Text + "\n").str());
+  if (Text.starts_with("#pragma") && RC.getIndentStyle().PragmaAtColumnZero)
+    Indent = "";
+  Edits.insert(LineStart,
+               layoutBlockAt(RC, LineStart, (Indent + Text).str()) + "\n");
   return true;
 }
 

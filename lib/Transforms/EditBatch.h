@@ -28,6 +28,12 @@ public:
   void replace(clang::SourceRange R, llvm::StringRef Text) {
     replace(beginOf(R), endOf(R), Text);
   }
+  /// Replaces with generated code of several lines, laid out in the file's
+  /// own indentation and brace style from the line \p Begin lies on.
+  void replaceBlock(unsigned Begin, unsigned End, llvm::StringRef Text);
+  void replaceBlock(clang::SourceRange R, llvm::StringRef Text) {
+    replaceBlock(beginOf(R), endOf(R), Text);
+  }
   /// Adds every edit to the RewriteContext. Fails on overlapping edits or
   /// edits outside the main file.
   llvm::Error commit();

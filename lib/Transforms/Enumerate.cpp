@@ -131,6 +131,7 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
     if (!S.Assumes.empty() && !is_contained(Assumes, S.Assumes))
       Assumes.push_back(S.Assumes);
     O.ChangesRounding |= S.ChangesRounding;
+    O.Reassociates |= S.Reassociates;
   }
   O.Detail = join(Details, "; ");
   O.Assumes = join(Assumes, "; ");

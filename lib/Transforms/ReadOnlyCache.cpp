@@ -87,6 +87,10 @@ private:
     if (Uses.Blocker.empty())
       Uses.Blocker = (Why + " at " + getLineCol(RC, At->getBeginLoc())).str();
   }
+  /// `'<text>' (<what it is>)` for a message: which use is meant.
+  std::string describeUse(const Stmt *S);
+  /// `'<text>'`, shortened to a line.
+  std::string quote(const Stmt *S);
   const Stmt *parentOf(const Stmt *S, const Decl **D = nullptr) {
     DynTypedNodeList Ps = Ctx.getParents(*S);
     if (Ps.size() != 1)
@@ -101,6 +105,50 @@ private:
   bool ConstPointee;
   SmallPtrSet<const VarDecl *, 4> Visited;
 };
+
+/// A reader's name for the kind of \p S.
+static std::string kindOf(const Stmt *S) {
+  if (isa<ConditionalOperator, BinaryConditionalOperator>(S))
+    return "a ?: expression";
+  if (isa<InitListExpr>(S))
+    return "an initialiser list";
+  if (isa<CXXConstructExpr>(S))
+    return "a constructor call";
+  if (isa<ReturnStmt>(S))
+    return "a return statement";
+  if (isa<LambdaExpr>(S))
+    return "a lambda";
+  if (isa<MemberExpr>(S))
+    return "a member access through '->'";
+  if (isa<CallExpr>(S))
+    return "a call";
+  if (isa<DeclRefExpr>(S))
+    return "a name";
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    return ("the operator '" + UnaryOperator::getOpcodeStr(UO->getOpcode()) +
+            "'")
+        .str();
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    return ("the operator '" + BO->getOpcodeStr() + "'").str();
+  if (const auto *CE = dyn_cast<CastExpr>(S))
+    return std::string("a cast (") + CE->getCastKindName() + ")";
+  return std::string("a ") + S->getStmtClassName();
+}
+
+std::string PointerTracker::describeUse(const Stmt *S) {
+  std::string Q = quote(S);
+  return Q.empty() ? kindOf(S) : Q + " (" + kindOf(S) + ")";
+}
+
+std::string PointerTracker::quote(const Stmt *S) {
+  std::string Text;
+  for (char C : RC.getText(S->getSourceRange()))
+    if (!isSpace(C) || (!Text.empty() && Text.back() != ' '))
+      Text += isSpace(C) ? ' ' : C;
+  if (Text.size() > 48)
+    Text = Text.substr(0, 45) + "...";
+  return Text.empty() ? "" : "'" + Text + "'";
+}
 
 void PointerTracker::collect(const FunctionDecl *Kernel, const VarDecl *V) {
   for (const DeclRefExpr *Ref : findRefs(Kernel->getBody(), V)) {
@@ -133,7 +181,9 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
       return;
     }
     if (!P)
-      return block(Cur, "a use that is not analysed");
+      return block(Cur, "the pointer is used in " + describeUse(Cur) +
+                            ", which is not part of an expression or "
+                            "declaration this rewrite follows");
     if (isa<ParenExpr>(P) ||
         (isa<ImplicitCastExpr>(P) &&
          cast<ImplicitCastExpr>(P)->getCastKind() != CK_PointerToBoolean)) {
@@ -183,13 +233,19 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
           return; // read-only argument: fine, but not rewritten
       if (!FD && ConstPointee)
         return;
-      return block(Call, "passed to '" +
-                             (FD ? FD->getName() : StringRef("a call")) +
-                             "', which may write through it");
+      if (FD)
+        return block(Call, "passed to '" + FD->getName() +
+                               "', which may write through it");
+      return block(Call, "passed to " + quote(Call->getCallee()) +
+                             ", an indirect or unresolved call whose "
+                             "parameters are not known, so it may write "
+                             "through it");
     }
     if (isa<ExplicitCastExpr>(P))
-      return block(P, "cast to another type");
-    return block(P, "a use that is not analysed");
+      return block(P, "cast to another type in " + describeUse(P));
+    return block(P, "the pointer is used in " + describeUse(P) +
+                        ", which this rewrite does not follow (it cannot "
+                        "tell whether the data is written there)");
   }
 }
 
@@ -207,7 +263,9 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
       return block(A, "an element is bound to a non-const reference");
     }
     if (!P)
-      return block(A, "a use that is not analysed");
+      return block(A, "the element " + quote(A) +
+                          " is used outside an expression this rewrite "
+                          "follows");
     if (isa<ParenExpr>(P) ||
         (isa<ImplicitCastExpr>(P) &&
          cast<ImplicitCastExpr>(P)->getCastKind() == CK_NoOp)) {
@@ -216,14 +274,17 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     }
     if (const auto *ME = dyn_cast<MemberExpr>(P)) {
       if (ME->isArrow())
-        return block(ME, "a use that is not analysed");
+        return block(ME, "the element is used in " + describeUse(ME) +
+                             ", which follows a pointer stored in it");
       Cur = ME; // `p[i].x`: the member is loaded or stored
       continue;
     }
     if (const auto *ICE = dyn_cast<ImplicitCastExpr>(P)) {
       if (ICE->getCastKind() == CK_LValueToRValue)
         break;
-      return block(A, "a use that is not analysed");
+      return block(A, "the element " + quote(A) + " is converted by " +
+                          kindOf(ICE) + ", which is neither a load nor a "
+                          "store this rewrite knows");
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
       if (UO->isIncrementDecrementOp()) {
@@ -255,7 +316,10 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     // only be read.
     if (ConstPointee)
       break;
-    return block(A, "a use of an element that is not analysed");
+    return block(A, "the element " + quote(A) + " is used in " +
+                        describeUse(P) +
+                        ", which this rewrite cannot classify as a load or "
+                        "a store");
   }
   Uses.Loads.push_back(A);
   if (Root)

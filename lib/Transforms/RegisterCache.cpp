@@ -162,7 +162,7 @@ std::string generatePrologue(const RcChain &C, const RcNames &N, int Packs) {
       for (const std::string &S : C.BetweenStores)
         Conds.push_back(Disjoint(GA.Addr, AEnd, S, S + " + 1"));
   }
-  OS << "const bool " << N.Fits << " = " << join(Conds, " &&\n    ") << ";";
+  OS << "const bool " << N.Fits << " = " << join(Conds, " &&\n") << ";";
   return Out;
 }
 
@@ -258,6 +258,7 @@ RegisterCache::plan(RewriteContext &RC, const RewriteParams &P) const {
         if (G.Cached)
           Cached.push_back("'" + G.Addr + "'");
       Site.ChangesRounding = C->ChangesRounding;
+      Site.Reassociates = C->ChangesRounding; // a regrouped float reduction
       Site.Detail = "rows " + join(Cached, ", ") + " read once by " +
                     Ids.front() + " and kept in registers for " +
                     join(ArrayRef<std::string>(Ids).drop_front(), ", ") +
@@ -290,7 +291,7 @@ RegisterCache::plan(RewriteContext &RC, const RewriteParams &P) const {
                          insertLineBefore(RC, Edits, C->Loops.front().Loop,
                                           generatePrologue(*C, *N, PK));
                          for (const RcLoop &L : C->Loops)
-                           Edits.replace(L.Loop->getSourceRange(),
+                           Edits.replaceBlock(L.Loop->getSourceRange(),
                                          generateLoop(*C, L, *N, PK));
                        }});
     }

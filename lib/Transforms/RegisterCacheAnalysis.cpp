@@ -335,7 +335,9 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
         RC.getText(
               Headers[L].IV->getTypeSourceInfo()->getTypeLoc().getSourceRange())
             .str();
-    RL.LoopText = RC.getText(Loops[L]->getSourceRange()).str();
+    // With its indentation, so that continuation lines keep their alignment.
+    RL.LoopText = RC.getIndent(Loops[L]->getBeginLoc()) +
+                  RC.getText(Loops[L]->getSourceRange()).str();
     const auto *Body = dyn_cast<CompoundStmt>(Loops[L]->getBody());
     if (!Body)
       return "the body of the loop at line " +

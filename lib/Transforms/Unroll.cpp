@@ -133,6 +133,8 @@ public:
 
 private:
   std::string getBodyText(StringRef Replacement);
+  /// \p E as written in the file, macro names included.
+  std::string getWritten(const Expr *E);
   bool needsParens(const DeclRefExpr *R);
 
   RewriteContext &RC;
@@ -255,15 +257,39 @@ unsigned ManualUnroller::getBodyEnd() {
   return Offsets.endOf(Body->getSourceRange());
 }
 
+std::string ManualUnroller::getWritten(const Expr *E) {
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()),
+      RC.getSourceManager(), Ctx.getLangOpts());
+  if (R.isInvalid())
+    return RC.getText(E->getSourceRange()).str();
+  return Lexer::getSourceText(R, RC.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+static bool isIdentifier(StringRef S) {
+  return !S.empty() && !isDigit(S.front()) &&
+         all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
+}
+
 std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
   PrintingPolicy Policy(Ctx.getLangOpts());
   std::string I = C.Var->getName().str();
   std::string T = C.Var->getType().getUnqualifiedType().getAsString(Policy);
+  // A step written as a number is multiplied out; one written as a name (a
+  // macro such as BLOCK_ROWS, a constant) keeps its name, so the copy stays
+  // right when the file is built with another -D; any other expression is
+  // read once into a const.
+  std::string StepText = C.Step ? getWritten(C.Step) : "1";
   const auto *Lit = C.Step ? dyn_cast<IntegerLiteral>(C.Step->IgnoreParenImpCasts())
                            : nullptr;
-  int64_t StepValue = !C.Step ? 1 : Lit ? Lit->getValue().getSExtValue() : 0;
+  bool Named = C.Step && isIdentifier(StepText);
+  int64_t StepValue =
+      !C.Step ? 1 : Lit && !Named ? Lit->getValue().getSExtValue() : 0;
   std::string StepName;
-  if (!StepValue)
+  if (Named)
+    StepName = StepText;
+  else if (!StepValue)
     StepName = makeFreshName(Ctx, I + "_step", Taken);
   auto Times = [&](int64_t K) {
     if (StepValue)
@@ -271,23 +297,32 @@ std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
     return K == 1 ? StepName : std::to_string(K) + " * " + StepName;
   };
   const Expr *Bound = C.Bound->IgnoreImpCasts();
-  std::string BoundText = RC.getText(Bound->getSourceRange()).str();
-  if (!isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr>(Bound))
+  std::string BoundText = getWritten(Bound);
+  if (!isIdentifier(BoundText) &&
+      !isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr>(Bound))
     BoundText = "(" + BoundText + ")";
 
-  std::string Out = "{\n" + T + " " + I + " = " +
-                    RC.getText(C.Var->getInit()->getSourceRange()).str() + ";\n";
-  if (!StepValue)
-    Out += "const " + T + " " + StepName + " = " +
-           RC.getText(C.Step->getSourceRange()).str() + ";\n";
+  std::string Out =
+      "{\n" + T + " " + I + " = " + getWritten(C.Var->getInit()) + ";\n";
+  if (!StepValue && !Named)
+    Out += "const " + T + " " + StepName + " = " + StepText + ";\n";
   Out += "for (; " + I + " + " + Times(Factor - 1) +
          (C.Cmp == BO_LT ? " < " : " <= ") + BoundText + "; " + I + " += " +
          Times(Factor) + ") {\n";
   for (int64_t K = 0; K < Factor; ++K)
     Out += getBodyText(K ? I + " + " + Times(K) : "") + "\n";
-  Out += "}\nfor (; " + RC.getText(F->getCond()->getSourceRange()).str() + "; " +
-         RC.getText(F->getInc()->getSourceRange()).str() + ")\n" +
-         getBodyText("") + "\n}";
+  // The remainder loop puts its body where the original did: `) {` or
+  // `)` and a new line.
+  const SourceManager &SM = RC.getSourceManager();
+  StringRef Buf = SM.getBufferData(SM.getMainFileID());
+  EditBatch Offsets(RC);
+  unsigned RParenEnd = Offsets.endOf(SourceRange(F->getRParenLoc()));
+  unsigned BodyBegin = Offsets.beginOf(F->getBody()->getSourceRange());
+  std::string Gap = RParenEnd < BodyBegin && BodyBegin != ~0u
+                        ? Buf.slice(RParenEnd, BodyBegin).str()
+                        : "\n";
+  Out += "}\nfor (; " + getWritten(F->getCond()) + "; " +
+         getWritten(F->getInc()) + ")" + Gap + getBodyText("") + "\n}";
   return Out;
 }
 
@@ -375,7 +410,7 @@ Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
       Rewritten.insert(F);
       int64_t N = *Factor;
       Sites.back().Edit = [&RC, F, U, N, Taken](EditBatch &Edits) {
-        Edits.replace(Edits.beginOf(F->getSourceRange()), U->getBodyEnd(),
+        Edits.replaceBlock(Edits.beginOf(F->getSourceRange()), U->getBodyEnd(),
                       U->build(N, *Taken));
       };
     }

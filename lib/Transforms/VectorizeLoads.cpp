@@ -130,6 +130,8 @@ protected:
         Site.Kernel = Name;
         Site.Selected = isSelected(P, Name, "");
         Site.Loc = RC.getDiagLoc(Where);
+        if (Why.empty())
+          Why = findImpossibleGuard(*Thread);
         if (!Why.empty()) {
           Site.Detail = "one element per thread: " + Why;
           Sites.push_back({std::move(Site), nullptr});
@@ -137,9 +139,11 @@ protected:
           Site.Applicable = true;
           ThreadApplies = Site.Selected;
           Site.ChangesRounding = Thread->RegroupsFloatReduction;
+          Site.Reassociates = Thread->RegroupsFloatReduction;
           Site.Detail = "one element per thread: " + describe(*Thread);
           Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
-                             E.replace(Begin, End, generatePerThread(*Thread));
+                             E.replaceBlock(Begin, End,
+                                            generatePerThread(*Thread));
                            }});
         }
       }
@@ -160,6 +164,8 @@ protected:
                 : analyzeVectorLoop(Ctx, K, Loops[I],
                                     static_cast<unsigned>(*Width), *Plan,
                                     Where);
+        if (Why.empty())
+          Why = findImpossibleGuard(*Plan);
         if (Where.isInvalid())
           Where = Loops[I]->getBeginLoc();
         Site.Loc = RC.getDiagLoc(Where);
@@ -170,12 +176,14 @@ protected:
         }
         Site.Applicable = true;
         Site.ChangesRounding = Plan->RegroupsFloatReduction;
+        Site.Reassociates = Plan->RegroupsFloatReduction;
         Site.Detail = describe(*Plan);
         const auto *For = cast<ForStmt>(Loops[I]);
         Sites.push_back({std::move(Site), [For, Plan](EditBatch &Edits) {
                            unsigned Begin =
                                Edits.beginOf(SourceRange(For->getBeginLoc()));
-                           Edits.replace(Begin, Begin + Plan->LoopText.size(),
+                           Edits.replaceBlock(Begin,
+                                              Begin + Plan->LoopText.size(),
                                          generateVectorLoop(*Plan));
                          }});
       }

@@ -5,6 +5,7 @@
 // builds the VecLoopPlan. Every refusal names the place and the reason.
 //
 //===----------------------------------------------------------------------===//
+#include "Indent.h"
 #include "VectorizeLoadsBody.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
@@ -309,6 +310,7 @@ std::string LoopAnalyzer::extractLoopText(SourceLocation &Where) {
   BodyOffset = B + Buf.slice(B, E).find_first_not_of('\n');
   Plan.LoopText =
       Buf.slice(SM.getFileOffset(LoopBegin), SM.getFileOffset(LoopEnd)).str();
+  Plan.LoopIndent = getLineIndent(Buf, SM.getFileOffset(LoopBegin));
   return "";
 }
 

@@ -56,6 +56,55 @@ static std::string getAccessBytes(const VecLoopPlan &Plan, const VecGroup &G) {
   return std::to_string(getVectorWidth(Plan) * G.ElemBytes);
 }
 
+/// Splits a base offset as written into a symbolic part and a constant:
+/// "" -> ("", 0), "3" -> ("", 3), "(row + 1)" -> ("row", 1).
+static std::pair<std::string, int64_t> splitConstant(StringRef Base) {
+  Base = Base.trim();
+  while (Base.starts_with("(") && Base.ends_with(")"))
+    Base = Base.drop_front().drop_back().trim();
+  int64_t N = 0;
+  if (Base.empty() || !Base.getAsInteger(10, N))
+    return {"", Base.empty() ? 0 : N};
+  for (StringRef Op : {" + ", " - "}) {
+    size_t At = Base.rfind(Op);
+    if (At == StringRef::npos)
+      continue;
+    StringRef Tail = Base.drop_front(At + Op.size()).trim();
+    if (Tail.getAsInteger(10, N))
+      continue;
+    return {Base.take_front(At).trim().str(), Op == " - " ? -N : N};
+  }
+  return {Base.str(), 0};
+}
+
+std::string findImpossibleGuard(const VecLoopPlan &Plan) {
+  if (!Plan.DependentElem.empty())
+    return "";
+  unsigned Width = getVectorWidth(Plan);
+  for (size_t I = 0; I < Plan.Groups.size(); ++I)
+    for (size_t J = I + 1; J < Plan.Groups.size(); ++J) {
+      const VecGroup &A = Plan.Groups[I], &B = Plan.Groups[J];
+      if (A.Ptr != B.Ptr || !A.ElemBytes || A.ElemBytes != B.ElemBytes)
+        continue;
+      auto [SymA, CA] = splitConstant(A.Base);
+      auto [SymB, CB] = splitConstant(B.Base);
+      if (SymA != SymB || CA == CB)
+        continue;
+      int64_t Apart = (CA > CB ? CA - CB : CB - CA) * A.ElemBytes;
+      int64_t Access = int64_t(Width) * A.ElemBytes;
+      if (!Access || Apart % Access == 0)
+        continue;
+      auto Addr = [](const VecGroup &G) {
+        return G.Base.empty() ? G.Ptr : G.Ptr + " + " + G.Base;
+      };
+      return "the alignment guard can never hold: '" + Addr(A) + "' and '" +
+             Addr(B) + "' are " + std::to_string(Apart) +
+             " bytes apart, so they cannot both be " +
+             std::to_string(Access) + "-byte aligned";
+    }
+  return "";
+}
+
 std::string getWidthText(const VecLoopPlan &Plan) {
   if (Plan.DependentElem.empty())
     return std::to_string(getVectorWidth(Plan));
@@ -162,7 +211,7 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
     Conds.push_back(paren(S) + " == 1");
   for (const std::string &D : Plan.DivisibleBy)
     Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
-  OS << "if (" << join(Conds, " &&\n    ") << ") {\n";
+  OS << "if (" << join(Conds, " && ") << ") {\n";
 }
 
 /// The comment, `constexpr int VecW = ...;` and one union per element type.
@@ -286,7 +335,7 @@ std::string generatePerThread(const VecLoopPlan &Plan) {
   OS << "if (" << I << " >= " << Plan.NameLimit << " / " << W << " * " << W
      << " && " << I << " < " << Plan.NameLimit << ") {\n"
      << Plan.RegionText << "\n}\n";
-  OS << "} else {\n" << Plan.LoopText << "\n}";
+  OS << "} else {\n" << Plan.LoopIndent << Plan.LoopText << "\n}";
   return S;
 }
 
@@ -296,7 +345,7 @@ std::string generateVectorLoop(const VecLoopPlan &Plan) {
   writeGuard(OS, Plan);
   writeVectorLoop(OS, Plan);
   writeTail(OS, Plan);
-  OS << "} else {\n" << Plan.LoopText << "\n}";
+  OS << "} else {\n" << Plan.LoopIndent << Plan.LoopText << "\n}";
   return S;
 }
 

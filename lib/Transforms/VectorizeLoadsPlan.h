@@ -55,6 +55,7 @@ struct VecLoopPlan {
   std::string IVName;
   std::string Start, End, Step;    ///< loop bounds as written
   std::string LoopText;            ///< the whole original loop
+  std::string LoopIndent;          ///< the indentation of its first line
   std::string BodyText;            ///< the body's statements (braces removed)
   std::vector<BodyEdit> BodyEdits; ///< accesses -> union lanes
   std::vector<VecGroup> Groups;
@@ -127,6 +128,11 @@ std::string generatePerThread(const VecLoopPlan &Plan);
 /// The vector width as C++ text usable before `VecW` is declared: `4`, or
 /// `(16 / sizeof(T))` for a template element type.
 std::string getWidthText(const VecLoopPlan &Plan);
+/// Why the alignment guard of \p Plan can never hold (two offsets of one
+/// pointer a constant distance apart that is not a multiple of the access
+/// size, such as `a[i]` and `a[i + 1]` with 16-byte accesses); empty when
+/// it can.
+std::string findImpossibleGuard(const VecLoopPlan &Plan);
 /// The vector type that moves one access of \p G (float4, uint2, ...).
 std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G);
 /// The local union type that views one access of \p G as its elements.

@@ -18,6 +18,7 @@
 // with G / W threads would do the same work.
 //
 //===----------------------------------------------------------------------===//
+#include "Indent.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "VectorizeLoadsWiden.h"
@@ -234,6 +235,7 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     EditBegin = SM.getFileOffset(IfBegin);
     EditEnd = SM.getFileOffset(ReplaceEnd);
     P.LoopText = Buf.slice(EditBegin, EditEnd).rtrim().str();
+    P.LoopIndent = getLineIndent(Buf, EditBegin);
     P.RegionText =
         Buf.slice(SM.getFileOffset(RegionBegin), SM.getFileOffset(RegionEnd))
             .trim("\n")

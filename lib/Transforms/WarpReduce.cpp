@@ -194,6 +194,7 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
         continue;
       }
       Site.ChangesRounding = M.Op == TreeOp::Sum && M.FloatElem;
+      Site.Reassociates = Site.ChangesRounding;
       Site.Detail = std::string(getTreeOpName(M.Op)) + " of '" +
                     M.Array->getNameAsString() + "' (" + M.ElemType + ") by " +
                     (Xor ? "__shfl_xor_sync" : "__shfl_down_sync") +
@@ -204,10 +205,12 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
       N.Value = makeFreshName(Ctx, "warpValue", Taken);
       N.Offset = makeFreshName(Ctx, "laneOffset", Taken);
       std::string Text =
-          generate(M, N, Xor, RC.getText(M.Loop->getSourceRange()));
+          generate(M, N, Xor,
+                   RC.getIndent(M.Loop->getBeginLoc()) +
+                       RC.getText(M.Loop->getSourceRange()).str());
       const ForStmt *Loop = M.Loop;
       Sites.push_back({Site, [Loop, Text](EditBatch &Edits) {
-                         Edits.replace(Loop->getSourceRange(), Text);
+                         Edits.replaceBlock(Loop->getSourceRange(), Text);
                        }});
     }
   }

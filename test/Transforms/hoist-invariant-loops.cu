@@ -20,9 +20,8 @@
 // CHECK-NEXT:   for (int r = blockIdx.x; r < n; r += gridDim.x) {
 // CHECK-NEXT:     const float logf_hoisted = logf(temp + bias);
 // CHECK-NEXT:     for (int c = threadIdx.x; c < d; c += blockDim.x)
-// CHECK-NEXT:       out[r * d + c] =
-// CHECK-NEXT:           expf(in[r * d + c] / temp - logf_hoisted) * quot_hoisted +
-// CHECK-NEXT:           SCALED(temp);
+// CHECK-NEXT:       out[r * d + c] = expf(in[r * d + c] / temp - logf_hoisted) *
+// CHECK-NEXT:                        quot_hoisted + SCALED(temp);
 // CHECK-NEXT:     bias += 1.0f;
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

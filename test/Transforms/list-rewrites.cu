@@ -43,12 +43,14 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // JSON-NEXT:   "factor": "4",
 // JSON-NEXT:   "mode": "pragma"
 // JSON-NEXT: },
+// JSON-NEXT: "reassociates_float": false,
 // JSON-NEXT: "rewrite": "unroll"
 // JSON:      "rewrite": "vectorize-loads"
 // JSON:      "assumes": "'in' overlaps no buffer the kernel writes",
 // JSON:      "params": {
 // JSON-NEXT:   "assume-noalias": "1"
 // JSON-NEXT: },
+// JSON-NEXT: "reassociates_float": false,
 // JSON-NEXT: "rewrite": "read-only-cache"
 // JSON:      "applies": true,
 // JSON-NEXT: "assumes": null,

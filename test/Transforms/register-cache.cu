@@ -22,19 +22,18 @@
 // CHECK-NEXT:     __half v[RcW];
 // CHECK-NEXT:   };
 // CHECK-NEXT:   RcPackhalf xCache[4];
-// CHECK-NEXT:   const bool rcFits =
-// CHECK-NEXT:       (d) % RcW == 0 && (d) / RcW <= 4 * blockDim.x &&
+// CHECK-NEXT:   const bool rcFits = (d) % RcW == 0 &&
+// CHECK-NEXT:       (d) / RcW <= 4 * blockDim.x &&
 // CHECK-NEXT:       reinterpret_cast<size_t>(x) % sizeof(RcPackhalf) == 0 &&
 // CHECK-NEXT:       reinterpret_cast<size_t>(y) % sizeof(RcPackhalf) == 0 &&
-// CHECK-NEXT:       (reinterpret_cast<size_t>(x + (d)) <= reinterpret_cast<size_t>(y) ||
-// CHECK-NEXT:        reinterpret_cast<size_t>(y + (d)) <= reinterpret_cast<size_t>(x));
+// CHECK-NEXT:       (reinterpret_cast<size_t>(x + (d)) <= reinterpret_cast<size_t>(y) || reinterpret_cast<size_t>(y + (d)) <= reinterpret_cast<size_t>(x));
 // CHECK-NEXT:   if (rcFits) {
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int rcK = 0; rcK < 4; ++rcK) {
 // CHECK-NEXT:       const int rcPack = threadIdx.x + rcK * blockDim.x;
 // CHECK-NEXT:       if (rcPack < (d) / RcW) {
 // CHECK-NEXT:         xCache[rcK] = *reinterpret_cast<const RcPackhalf *>(x + rcPack * RcW);
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:         for (int rcLane = 0; rcLane < RcW; ++rcLane) {
 // CHECK-NEXT:           float v = __half2float(xCache[rcK].v[rcLane]);
 // CHECK-NEXT:           sum += v * v;
@@ -48,16 +47,15 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK:        if (rcFits) {
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int rcK = 0; rcK < 4; ++rcK) {
 // CHECK-NEXT:       const int rcPack = threadIdx.x + rcK * blockDim.x;
 // CHECK-NEXT:       if (rcPack < (d) / RcW) {
 // CHECK-NEXT:         RcPackhalf yPack;
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:         for (int rcLane = 0; rcLane < RcW; ++rcLane) {
 // CHECK-NEXT:           const int j = rcPack * RcW + rcLane;
-// CHECK-NEXT:           yPack.v[rcLane] =
-// CHECK-NEXT:               __float2half(__half2float(xCache[rcK].v[rcLane]) * inv + j);
+// CHECK-NEXT:           yPack.v[rcLane] = __float2half(__half2float(xCache[rcK].v[rcLane]) * inv + j);
 // CHECK-NEXT:         }
 // CHECK-NEXT:         *reinterpret_cast<RcPackhalf *>(y + rcPack * RcW) = yPack;
 // CHECK-NEXT:       }
@@ -92,11 +90,8 @@ __global__ void norm(__half *out, const __half *in, int d) {
 // the row is loaded once, and the guard keeps that store off the row.
 // CHECK-LABEL: __global__ void three_pass(
 // CHECK:        RcPackfloat rowCache[4];
-// CHECK:                reinterpret_cast<size_t>(&(stats[blockIdx.x])) ||
-// CHECK-NEXT:        reinterpret_cast<size_t>(&(stats[blockIdx.x]) + 1) <=
-// CHECK-NEXT:            reinterpret_cast<size_t>(row));
-// CHECK:          rowCache[rcK1] =
-// CHECK-NEXT:         *reinterpret_cast<const RcPackfloat *>(row + rcPack1 * RcW1);
+// CHECK:            (reinterpret_cast<size_t>(row + (n)) <= reinterpret_cast<size_t>(&(stats[blockIdx.x])) || reinterpret_cast<size_t>(&(stats[blockIdx.x]) + 1) <= reinterpret_cast<size_t>(row));
+// CHECK:          rowCache[rcK1] = *reinterpret_cast<const RcPackfloat *>(row + rcPack1 * RcW1);
 // CHECK-NOT:      rowCache[rcK1] =
 // CHECK:          m = fmaxf(m, rowCache[rcK1].v[rcLane1] - red[0]);
 // CHECK-NOT:      rowCache[rcK1] =

@@ -29,7 +29,7 @@ __global__ void axpy(float *y, const float *x, float a, int n) {
 // CHECK-NEXT:     VecF32 xVec;
 // CHECK-NEXT:     yVec.u = *reinterpret_cast<const float4 *>(y + vecBase);
 // CHECK-NEXT:     xVec.u = *reinterpret_cast<const float4 *>(x + vecBase);
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int lane = 0; lane < VecW; ++lane) {
 // CHECK-NEXT:       yVec.v[lane] = a * xVec.v[lane] + yVec.v[lane];
 // CHECK-NEXT:     }
@@ -38,8 +38,7 @@ __global__ void axpy(float *y, const float *x, float a, int n) {
 // CHECK:        const auto vecEnd = n / VecW * VecW;
 // CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT:   if (i < vecEnd)
-// CHECK-NEXT:     i += ((vecEnd - i - 1) / (blockDim.x * gridDim.x) + 1) *
-// CHECK-NEXT:          (blockDim.x * gridDim.x);
+// CHECK-NEXT:     i += ((vecEnd - i - 1) / (blockDim.x * gridDim.x) + 1) * (blockDim.x * gridDim.x);
 // CHECK-NEXT:   for (; i < n; i += blockDim.x * gridDim.x) {
 // CHECK-NEXT:     y[i] = a * x[i] + y[i];
 // CHECK-NEXT:   }

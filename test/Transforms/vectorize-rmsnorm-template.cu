@@ -55,7 +55,7 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 // CHECK-NEXT:     const int vecBase = vecIdx * VecW;
 // CHECK-NEXT:     VecT xVec;
 // CHECK-NEXT:     xVec.u = __ldg(reinterpret_cast<const uint4 *>(x + row * d + vecBase));
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int lane = 0; lane < VecW; ++lane) {
 // CHECK-NEXT:       const float v = (float)xVec.v[lane];
 // CHECK-NEXT:       ss += v * v;
@@ -79,10 +79,9 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 // CHECK-NEXT:     VecT weightVec;
 // CHECK-NEXT:     xVec.u = __ldg(reinterpret_cast<const uint4 *>(x + row * d + vecBase));
 // CHECK-NEXT:     weightVec.u = __ldg(reinterpret_cast<const uint4 *>(weight + vecBase));
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int lane = 0; lane < VecW; ++lane) {
-// CHECK-NEXT:       outVec.v[lane] =
-// CHECK-NEXT:           (T)((float)xVec.v[lane] * s_inv * (float)weightVec.v[lane]);
+// CHECK-NEXT:       outVec.v[lane] = (T)((float)xVec.v[lane] * s_inv * (float)weightVec.v[lane]);
 // CHECK-NEXT:     }
 // CHECK-NEXT:     *reinterpret_cast<uint4 *>(out + row * d + vecBase) = outVec.u;
 // CHECK-NEXT:   }

@@ -39,11 +39,9 @@ void launch(__half *out, const __half *in, int tokens, int d) {
 // CHECK-NEXT:     VecF16 inputVec0;
 // CHECK-NEXT:     VecF16 inputVec1;
 // CHECK-NEXT:     VecF16 outVec;
-// CHECK-NEXT:     inputVec0.u = __ldg(
-// CHECK-NEXT:         reinterpret_cast<const uint4 *>(input + token * 2 * d + vecBase));
-// CHECK-NEXT:     inputVec1.u = __ldg(reinterpret_cast<const uint4 *>(
-// CHECK-NEXT:         input + (token * 2 * d + d) + vecBase));
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:     inputVec0.u = __ldg(reinterpret_cast<const uint4 *>(input + token * 2 * d + vecBase));
+// CHECK-NEXT:     inputVec1.u = __ldg(reinterpret_cast<const uint4 *>(input + (token * 2 * d + d) + vecBase));
+// CHECK-NEXT: {{ *}}#pragma unroll
 // CHECK-NEXT:     for (int lane = 0; lane < VecW; ++lane) {
 // CHECK-NEXT:       const float x = __half2float(inputVec0.v[lane]);
 // CHECK-NEXT:       const float y = __half2float(inputVec1.v[lane]);

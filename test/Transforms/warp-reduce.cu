@@ -17,24 +17,20 @@
 // CHECK-NEXT:   if (blockDim.x % 32 == 0 && blockDim.y * blockDim.z == 1 &&
 // CHECK-NEXT:       2 * (blockDim.x >> 1) == blockDim.x &&
 // CHECK-NEXT:       ((blockDim.x >> 1) & ((blockDim.x >> 1) - 1)) == 0) {
-// CHECK-NEXT:     // astra-opt warp-reduce: sum of buf[0, blockDim.x) by warp shuffles and one
-// CHECK-NEXT:     // shared stage; the tree is the fallback.
+// CHECK-NEXT:     // astra-opt warp-reduce: sum of buf[0, blockDim.x) by warp shuffles and one shared stage; the tree is the fallback.
 // CHECK-NEXT:     __shared__ float warpPartial[32];
 // CHECK-NEXT:     float warpValue = buf[threadIdx.x];
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:     #pragma unroll
 // CHECK-NEXT:     for (int laneOffset = 16; laneOffset > 0; laneOffset >>= 1)
-// CHECK-NEXT:       warpValue =
-// CHECK-NEXT:           warpValue + __shfl_xor_sync(0xffffffffu, warpValue, laneOffset);
+// CHECK-NEXT:       warpValue = warpValue + __shfl_xor_sync(0xffffffffu, warpValue, laneOffset);
 // CHECK-NEXT:     if (threadIdx.x % 32 == 0)
 // CHECK-NEXT:       warpPartial[threadIdx.x / 32] = warpValue;
 // CHECK-NEXT:     __syncthreads();
 // CHECK-NEXT:     if (threadIdx.x < 32) {
-// CHECK-NEXT:       warpValue =
-// CHECK-NEXT:           threadIdx.x < blockDim.x / 32 ? warpPartial[threadIdx.x] : -0.0f;
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:       warpValue = threadIdx.x < blockDim.x / 32 ? warpPartial[threadIdx.x] : -0.0f;
+// CHECK-NEXT:       #pragma unroll
 // CHECK-NEXT:       for (int laneOffset = 16; laneOffset > 0; laneOffset >>= 1)
-// CHECK-NEXT:         warpValue =
-// CHECK-NEXT:             warpValue + __shfl_xor_sync(0xffffffffu, warpValue, laneOffset);
+// CHECK-NEXT:         warpValue = warpValue + __shfl_xor_sync(0xffffffffu, warpValue, laneOffset);
 // CHECK-NEXT:       if (threadIdx.x == 0)
 // CHECK-NEXT:         buf[0] = warpValue;
 // CHECK-NEXT:     }
@@ -68,10 +64,8 @@ __global__ void sum_tree(float *out, const float *in, int n) {
 // lanes past the last warp read warp 0's partial again.
 // CHECK-LABEL: __global__ void min_int(
 // CHECK:        __shared__ int warpPartial1[32];
-// CHECK:            warpValue1 = min(warpValue1,
-// CHECK-NEXT:                        __shfl_xor_sync(0xffffffffu, warpValue1, laneOffset1));
-// CHECK:          warpValue1 =
-// CHECK-NEXT:         warpPartial1[threadIdx.x < blockDim.x / 32 ? threadIdx.x : 0];
+// CHECK:            warpValue1 = min(warpValue1, __shfl_xor_sync(0xffffffffu, warpValue1, laneOffset1));
+// CHECK:          warpValue1 = warpPartial1[threadIdx.x < blockDim.x / 32 ? threadIdx.x : 0];
 // CHECK:            m[0] = warpValue1;
 // CHECK:        } else {
 // CHECK-NEXT:     for (unsigned s = blockDim.x / 2; s != 0; s /= 2) {
@@ -95,8 +89,7 @@ __global__ void min_int(int *out, const int *in) {
 // CHECK-LABEL: __global__ void bounded_max(
 // CHECK:        if (blockDim.x % 32 == 0 && blockDim.y * blockDim.z == 1 &&
 // CHECK-NEXT:       2 * first >= blockDim.x && (first & (first - 1)) == 0) {
-// CHECK:            warpValue2 = fmaxf(warpValue2,
-// CHECK-NEXT:                         __shfl_xor_sync(0xffffffffu, warpValue2, laneOffset2));
+// CHECK:            warpValue2 = fmaxf(warpValue2, __shfl_xor_sync(0xffffffffu, warpValue2, laneOffset2));
 __global__ void bounded_max(float *out, int *arg, const float *in, int n) {
   __shared__ float v[1024];
   __shared__ int idx[1024];

@@ -4,10 +4,12 @@
 // and then every other combination of the values a search tries, and every
 // site it looked at, one line (k=v: the values that differ from the defaults)
 //   file:line:col: <rewrite>[:k=v,...] <kernel> [<loop id>]: applies: <what>
+//   [ [reassociates float arithmetic]|[changes rounding]]
 //   file:line:col: <rewrite>[:k=v,...] <kernel> [<loop id>]: does not apply:
 //   <why>
 // --list-options: every option the search agent enumerates, one line each
-//   file:line:col: <--apply text>: <what>[ [changes rounding]][ [assumes: ..]]
+//   file:line:col: <--apply text>: <what>[ [changes rounding]]
+//   [ [reassociates float arithmetic]][ [assumes: ..]]
 // With --json, either prints one JSON array of objects instead.
 //
 //===----------------------------------------------------------------------===//
@@ -68,8 +70,13 @@ static std::string formatSitesText(const std::vector<SiteListing> &All) {
          << formatValues(L.Params) << ' ' << S.Kernel;
       if (!S.LoopId.empty())
         OS << ' ' << S.LoopId;
-      OS << (S.Applicable ? ": applies: " : ": does not apply: ") << S.Detail
-         << '\n';
+      OS << (S.Applicable ? ": applies: " : ": does not apply: ") << S.Detail;
+      if (S.Applicable && S.Reassociates)
+        OS << " [reassociates float arithmetic: results may differ in the "
+              "last bits]";
+      else if (S.Applicable && S.ChangesRounding)
+        OS << " [changes rounding]";
+      OS << '\n';
     }
   }
   return Out;
@@ -91,6 +98,7 @@ static std::string formatSitesJson(const std::vector<SiteListing> &All) {
           {"applies", S.Applicable},
           {"detail", S.Detail},
           {"changes_rounding", S.ChangesRounding},
+          {"reassociates_float", S.Reassociates},
           {"assumes",
            S.Assumes.empty() ? json::Value(nullptr) : json::Value(S.Assumes)},
       });
@@ -105,6 +113,8 @@ static std::string formatOptionsText(const std::vector<RewriteOption> &All) {
        << formatRewriteParams(O.Params) << ": " << O.Detail;
     if (O.ChangesRounding)
       OS << " [changes rounding]";
+    if (O.Reassociates)
+      OS << " [reassociates float arithmetic]";
     if (!O.Assumes.empty())
       OS << " [assumes: " << O.Assumes << "]";
     OS << '\n';
@@ -125,6 +135,7 @@ static std::string formatOptionsJson(const std::vector<RewriteOption> &All) {
         {"col", O.Loc.Col},
         {"detail", O.Detail},
         {"changes_rounding", O.ChangesRounding},
+        {"reassociates_float", O.Reassociates},
         {"assumes",
          O.Assumes.empty() ? json::Value(nullptr) : json::Value(O.Assumes)},
     });

@@ -56,8 +56,8 @@ TEST(VectorizeCodegen, WidthFromTheWidestElement) {
 
 TEST(VectorizeCodegen, BlockStrideLoop) {
   std::string S = generateVectorLoop(makePlan(LoopPartition::Block));
-  EXPECT_TRUE(contains(S, "if (reinterpret_cast<size_t>(out) % 16 == 0 &&\n"
-                          "    reinterpret_cast<size_t>(in + r * n) % 16 "
+  EXPECT_TRUE(contains(S, "if (reinterpret_cast<size_t>(out) % 16 == 0 && "
+                          "reinterpret_cast<size_t>(in + r * n) % 16 "
                           "== 0) {"));
   EXPECT_TRUE(contains(S, "constexpr int VecW = 8;"));
   EXPECT_TRUE(contains(S, "union VecF16 {\n  uint4 u;\n  __half v[VecW];\n};"));
@@ -103,7 +103,7 @@ TEST(VectorizeCodegen, TemplateElementAndRuntimeStride) {
   EXPECT_TRUE(contains(S, "static_assert(16 % sizeof(T) == 0"));
   EXPECT_TRUE(contains(S, "constexpr int VecW = 16 / sizeof(T);"));
   EXPECT_TRUE(contains(S, "union VecT {\n  uint4 u;\n  T v[VecW];\n};"));
-  EXPECT_TRUE(contains(S, "% 16 == 0 &&\n    cs == 1 &&\n    (a + b) == 1) {"));
+  EXPECT_TRUE(contains(S, "% 16 == 0 && cs == 1 && (a + b) == 1) {"));
 }
 
 TEST(VectorizeCodegen, FloatUsesFloatVectors) {

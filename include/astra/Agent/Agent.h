@@ -34,6 +34,8 @@ struct Candidate {
   std::string Origin;    ///< which agent proposed it ("search", "llm", ...)
   std::string Rationale; ///< why, in a line (for the report)
   bool ChangesRounding = false;
+  /// A step reassociates floating-point arithmetic (a regrouped sum).
+  bool Reassociates = false;
 
   /// A stable key: the plan text, plus a hash of any replacement.
   std::string key() const;

@@ -25,6 +25,9 @@ struct KernelPlan {
   /// after the steps; empty for a pure plan.
   std::string ReplacementSource;
   double Speedup = 1;             ///< the verified geomean speedup
+  /// A step reassociates floating-point arithmetic: results may differ in
+  /// the last bits from the original's (within the verified tolerance).
+  bool ReassociatesFloat = false;
   /// The launch contract the winner was verified with, when a rewrite
   /// changed it (empty otherwise).
   llvm::json::Object Launch;

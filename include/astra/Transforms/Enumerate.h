@@ -28,6 +28,8 @@ struct RewriteOption {
   /// The rewrite may change floating-point results in the last bits
   /// (reassociation, fast intrinsics); the harness's tolerance decides.
   bool ChangesRounding = false;
+  /// It reassociates floating-point arithmetic (RewriteSite::Reassociates).
+  bool Reassociates = false;
   /// What the option takes for granted that the code does not show (e.g.
   /// read-only-cache with assume-noalias=1); empty when nothing. The agent
   /// offers such an option only when the spec states the fact.

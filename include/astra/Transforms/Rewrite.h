@@ -26,6 +26,8 @@
 
 namespace astra {
 
+struct IndentStyle;
+
 /// Parameters of one application, parsed from
 /// `--apply=<name>[:key=value,...]`. `kernel` and `loop` are common to all
 /// rewrites and select where it applies; the others are the rewrite's own.
@@ -83,6 +85,10 @@ struct RewriteSite {
   /// Applying it may change floating-point results in the last bits
   /// (reassociated reductions, fast intrinsics).
   bool ChangesRounding = false;
+  /// Of those: it regroups floating-point arithmetic (a vectorized or
+  /// warp-shuffled sum adds in another order), so results may differ in the
+  /// last bits from run to run of the two versions.
+  bool Reassociates = false;
   /// What it takes for granted that the code does not show (an assume-*
   /// parameter), for the agent to match against the spec; empty if nothing.
   std::string Assumes;
@@ -114,10 +120,15 @@ public:
 
   const clang::tooling::Replacements &getEdits() const { return Edits; }
 
+  /// The indentation unit and brace style of the main file, read from it
+  /// once (lib/Transforms/Indent.h lays out generated code with it).
+  const IndentStyle &getIndentStyle() const;
+
 private:
   clang::ASTContext &Ctx;
   std::string FileName;
   clang::tooling::Replacements Edits;
+  mutable std::shared_ptr<const IndentStyle> Style;
 };
 
 class EditBatch;

@@ -85,3 +85,41 @@ def has_cuda_device():
 
 if has_cuda_device():
     config.available_features.add("cuda-device")
+
+
+# torch extensions (test/Frontend/torch-*, test/Kernels/torch-ext-*): torch's
+# headers from Debian's libtorch-dev (scripts/build.sh installs it), or from a
+# Python torch. %torch_args names their include directories for astra-opt.
+def find_torch_include_dirs():
+    api = "/usr/include/torch/csrc/api/include"
+    if os.path.exists("/usr/include/torch/extension.h") and os.path.isdir(api):
+        # /usr/include itself is searched already; naming it -isystem would
+        # break libstdc++'s #include_next. torch/extension.h includes Python.h
+        # (python3-dev, a dependency of libtorch-dev).
+        import glob
+        return [api] + sorted(os.path.dirname(h) for h in
+                              glob.glob("/usr/include/python3*/Python.h"))[-1:]
+    py = shutil.which("python3")
+    if not py:
+        return []
+    try:
+        out = subprocess.run(
+            [py, "-c", "import sysconfig, torch.utils.cpp_extension as e; "
+             "print('\\n'.join(e.include_paths() + "
+             "[sysconfig.get_paths()['include']]))"],
+            capture_output=True, text=True, timeout=120)
+    except Exception:
+        return []
+    return out.stdout.split() if out.returncode == 0 else []
+
+
+torch_dirs = find_torch_include_dirs()
+if torch_dirs:
+    config.available_features.add("torch-headers")
+config.substitutions.append(("%torch_args", " ".join(
+    "--extra-arg=-isystem" + d for d in torch_dirs)))
+# A Python torch, for building an extension with setup.py.
+if shutil.which("python3") and subprocess.run(
+        [shutil.which("python3"), "-c", "import torch"],
+        capture_output=True).returncode == 0:
+    config.available_features.add("torch-python")

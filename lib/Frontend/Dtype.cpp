@@ -1,6 +1,7 @@
 //===- Dtype.cpp - Map C++ types to dtypes --------------------------------===//
 #include "astra/Frontend/KernelModel.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
 #include "clang/AST/Type.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -28,6 +29,23 @@ static std::optional<NamedDtype> getNamedDtype(llvm::StringRef Name) {
       .Case("__nv_fp8_e5m2", NamedDtype{DType::FP8E5M2, 1})
       .Case("__nv_fp8x2_e5m2", NamedDtype{DType::FP8E5M2, 2})
       .Case("__nv_fp8x4_e5m2", NamedDtype{DType::FP8E5M2, 4})
+      .Default(std::nullopt);
+}
+
+/// torch's element types (c10/util/Half.h, BFloat16.h, Float8_*.h; `at::Half`
+/// and `torch::Half` are aliases of `c10::Half`): the same formats as CUDA's
+/// __half, __nv_bfloat16 and __nv_fp8_*, one lane each.
+static std::optional<DType> getTorchDtype(const RecordDecl *RD) {
+  const auto *NS =
+      dyn_cast<NamespaceDecl>(RD->getDeclContext()->getRedeclContext());
+  if (!NS || NS->getName() != "c10" ||
+      !NS->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<DType>>(RD->getName())
+      .Case("Half", DType::F16)
+      .Case("BFloat16", DType::BF16)
+      .Case("Float8_e4m3fn", DType::FP8E4M3)
+      .Case("Float8_e5m2", DType::FP8E5M2)
       .Default(std::nullopt);
 }
 
@@ -111,6 +129,8 @@ std::optional<DType> getDtype(ASTContext &Ctx, QualType T, unsigned *Lanes) {
       *Lanes = N->Lanes;
     return N->Dtype;
   }
+  if (std::optional<DType> D = getTorchDtype(RD))
+    return D;
   if (!RD->getDefinition())
     return std::nullopt;
   return getVectorDtype(Ctx, RD->getDefinition(), Lanes);

@@ -10,6 +10,7 @@
 #include "ModelSource.h"
 #include "astra/Frontend/Kernels.h"
 #include "astra/Frontend/Parse.h"
+#include "astra/Support/TorchFlags.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/TemplateBase.h"
@@ -203,9 +204,11 @@ static std::string removeSpaces(StringRef S) {
 }
 
 const InstantiationInfo *KernelInfo::findInstantiation(StringRef Args) const {
-  std::string Want = removeSpaces(Args);
+  // `k<at::Half>` names the instantiation printed as `k<c10::Half>`.
+  std::string Want = withCanonicalTorchTypes(removeSpaces(Args));
   for (const InstantiationInfo &I : Instantiations)
-    if (removeSpaces(llvm::join(I.TemplateArgs, ",")) == Want)
+    if (withCanonicalTorchTypes(
+            removeSpaces(llvm::join(I.TemplateArgs, ","))) == Want)
       return &I;
   return nullptr;
 }

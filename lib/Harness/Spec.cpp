@@ -1,6 +1,7 @@
 //===- Spec.cpp - Launch spec types, names and JSON positions -------------===//
 #include "SpecInternal.h"
 #include "astra/Support/Output.h"
+#include "astra/Support/TorchFlags.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -109,7 +110,7 @@ std::string detail::withoutSpaces(StringRef S) {
   for (char C : S)
     if (!isSpace(C))
       Out += C;
-  return Out;
+  return withCanonicalTorchTypes(Out);
 }
 
 const KernelSpec *LaunchSpecFile::find(StringRef Name) const {

@@ -17,7 +17,8 @@ inline std::string member(llvm::StringRef Path, llvm::StringRef Key) {
 inline std::string element(llvm::StringRef Path, size_t I) {
   return (Path + "[" + llvm::Twine(I) + "]").str();
 }
-/// Kernel names compare without whitespace: "act< __half >" == "act<__half>".
+/// Kernel names compare without whitespace: "act< __half >" == "act<__half>",
+/// and with torch's aliases read as c10 names: "k<at::Half>" == "k<c10::Half>".
 std::string withoutSpaces(llvm::StringRef S);
 
 /// Parses \p JSON as far as it can: every error found goes into \p Errs;

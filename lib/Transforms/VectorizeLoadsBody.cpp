@@ -170,7 +170,12 @@ Role BodyAnalyzer::classify(const Expr *E, const Expr *&Replace) const {
           C->getOperator() == OO_MinusMinus)
         return Role::ReadWrite;
     }
-  } else if (isa_and_nonnull<MemberExpr>(P)) {
+  } else if (const auto *M = dyn_cast_or_null<MemberExpr>(P)) {
+    // `static_cast<float>(x[i])` on a class element (at::Half, __half): a
+    // const conversion operator only reads the element.
+    const auto *Conv = dyn_cast<CXXConversionDecl>(M->getMemberDecl());
+    if (Conv && Conv->isConst() && isa_and_nonnull<CXXMemberCallExpr>(parent(M)))
+      return Role::Read;
     return Role::Member;
   }
   (void)Child;

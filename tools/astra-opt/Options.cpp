@@ -5,6 +5,7 @@
 #include "astra/Frontend/NvccRepairs.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
+#include "astra/Support/TorchFlags.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
@@ -36,6 +37,12 @@ cl::list<std::string>
     ExtraArgs("extra-arg",
               cl::desc("Additional compiler argument (repeatable)"),
               cl::value_desc("arg"), cl::cat(AstraCategory));
+cl::opt<bool>
+    TorchIncludes("torch",
+                  cl::desc("A torch C++/CUDA extension: add torch's include "
+                           "paths (asked from the python3 on the PATH) and "
+                           "the defines its builds pass"),
+                  cl::cat(AstraCategory));
 cl::opt<std::string> BackendName(
     "backend",
     cl::desc("PTX compiler for --emit-ptx, --ptx-stats, --verify and "
@@ -130,8 +137,28 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
             : std::vector<std::string>{"-O3"};
     append_range(S.NvccFlags, ExtraArgs);
   }
+  // --torch's include paths come after the project's: a compile database
+  // of a real extension build already names them.
+  std::vector<std::string> Torch;
+  if (TorchIncludes) {
+    Expected<std::vector<std::string>> T = queryTorchFlags();
+    if (!T)
+      return T.takeError();
+    Torch = std::move(*T);
+  }
   // --extra-arg comes last so that it can override the project's flags.
+  append_range(S.ExtraArgs, Torch);
   S.ExtraArgs.insert(S.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
+  // A torch extension's build defines what its headers expect.
+  if (TorchIncludes || hasTorchIncludes(S.ExtraArgs)) {
+    append_range(S.ExtraArgs, getMissingTorchDefines(S.ExtraArgs, FileName));
+    if (S.Backend == CodegenBackend::Nvcc) {
+      append_range(S.NvccFlags, Torch);
+      append_range(S.NvccFlags, getMissingTorchDefines(S.NvccFlags, FileName));
+      if (!is_contained(S.NvccFlags, "--expt-relaxed-constexpr"))
+        S.NvccFlags.push_back("--expt-relaxed-constexpr");
+    }
+  }
   return S;
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "astra/Harness/PtxScan.h"
 #include "astra/Support/Error.h"
+#include "astra/Support/TorchFlags.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -74,13 +75,15 @@ static std::vector<std::string> ptxEntries(StringRef Ptx) {
 }
 
 Expected<std::string> findPtxEntry(StringRef Ptx, StringRef SpecName) {
+  // `k<at::Half>` names the entry demangled as `k<c10::Half>`.
   std::string Want;
   for (char C : SpecName)
     if (C != ' ')
       Want += C;
+  Want = withCanonicalTorchTypes(Want);
   std::vector<std::string> Entries = ptxEntries(Ptx);
   for (const std::string &E : Entries) {
-    std::string Name = entryKernelName(demangle(E));
+    std::string Name = withCanonicalTorchTypes(entryKernelName(demangle(E)));
     if (Name == Want || StringRef(Name).ends_with("::" + Want))
       return E;
   }

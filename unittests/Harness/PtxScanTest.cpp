@@ -65,3 +65,20 @@ TEST(PtxScanTest, NotesNameOnlyNewState) {
 }
 
 } // namespace
+
+namespace {
+// A spec may name a torch instantiation with the at:: alias.
+TEST(PtxScanTest, EntryOfATorchInstantiation) {
+  const char *Ptx = ".visible .entry _Z1kIN3c104HalfEEvPT_(\n"
+                    ".visible .entry _Z1kIfEvPT_(\n";
+  llvm::Expected<std::string> E = astra::findPtxEntry(Ptx, "k<at::Half>");
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_EQ(*E, "_Z1kIN3c104HalfEEvPT_");
+  llvm::Expected<std::string> C = astra::findPtxEntry(Ptx, "k<c10::Half>");
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  EXPECT_EQ(*C, *E);
+  llvm::Expected<std::string> F = astra::findPtxEntry(Ptx, "k<double>");
+  EXPECT_FALSE(bool(F));
+  llvm::consumeError(F.takeError());
+}
+} // namespace

@@ -16,6 +16,9 @@ end, HTTP 500. A reply is an object:
     {"raw": "text"}           this body as is, HTTP 200
     {"status": 429, "retry_after": "0", "body": "..."}  an error status
     {"delay": 3, ...}         wait this long first (for time-outs)
+    {"interrupt": 0.5, ...}   this long after the request arrived, send
+                              SIGINT to COMMAND (Ctrl-C while the model
+                              thinks, however long the client took to ask)
     {"repeat": true, ...}     serve this reply for every later request too
 
 LOG gets one JSON line per request: its number, path, whether the
@@ -24,6 +27,7 @@ Authorization header carried the expected key ("auth": "ok" | "missing" |
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -41,7 +45,7 @@ def main():
         script = json.load(f)
     base = os.path.dirname(os.path.abspath(script_path))
     replies = script["replies"]
-    state = {"next": 0, "repeat": None}
+    state = {"next": 0, "repeat": None, "proc": None}
     lock = threading.Lock()
     log = open(log_path, "w")
 
@@ -97,6 +101,10 @@ def main():
                 log.write(json.dumps({"n": n + 1, "path": self.path, "auth": verdict,
                                       "request": request}) + "\n")
                 log.flush()
+            if reply.get("interrupt") is not None and state["proc"] is not None:
+                proc = state["proc"]
+                threading.Timer(reply["interrupt"],
+                                lambda: proc.send_signal(signal.SIGINT)).start()
             if reply.get("delay"):
                 time.sleep(reply["delay"])
             status = reply.get("status", 200)
@@ -124,7 +132,8 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     command = [a.replace("@PORT@", str(port)) for a in command]
     try:
-        rc = subprocess.call(command)
+        state["proc"] = subprocess.Popen(command)
+        rc = state["proc"].wait()
     finally:
         server.shutdown()
         log.close()

@@ -10,9 +10,12 @@
 // --list-options: every option the search agent enumerates, one line each
 //   file:line:col: <--apply text>: <what>[ [changes rounding]]
 //   [ [reassociates float arithmetic]][ [assumes: ..]]
-// With --json, either prints one JSON array of objects instead.
+// With --json, either prints one JSON array of objects instead. With
+// --effects, --list-options applies and compiles each option alone and adds
+// what it does to the PTX (ListEffects.h).
 //
 //===----------------------------------------------------------------------===//
+#include "ListEffects.h"
 #include "Modes.h"
 #include "astra/Support/Output.h"
 #include "astra/Transforms/Enumerate.h"
@@ -34,6 +37,13 @@ static cl::opt<bool> ListOptions(
     "list-options",
     cl::desc("List every option the search agent enumerates: each "
              "applicable (rewrite, site, parameter values) as --apply text"),
+    cl::cat(AstraCategory));
+static cl::opt<bool> ListEffects(
+    "effects",
+    cl::desc("With --list-options: apply and compile each option alone and "
+             "say whether its PTX changes and what it does to registers, "
+             "stack and spills (ptxas); an option that adds local memory is "
+             "marked"),
     cl::cat(AstraCategory));
 static cl::opt<bool>
     ListJson("json",
@@ -105,10 +115,12 @@ static std::string formatSitesJson(const std::vector<SiteListing> &All) {
   return formatv("{0:2}", json::Value(std::move(Arr))).str() + "\n";
 }
 
-static std::string formatOptionsText(const std::vector<RewriteOption> &All) {
+static std::string formatOptionsText(const std::vector<RewriteOption> &All,
+                                     const std::vector<OptionEffect> &Fx) {
   std::string Out;
   raw_string_ostream OS(Out);
-  for (const RewriteOption &O : All) {
+  for (size_t I = 0; I < All.size(); ++I) {
+    const RewriteOption &O = All[I];
     OS << O.Loc.File << ':' << O.Loc.Line << ':' << O.Loc.Col << ": "
        << formatRewriteParams(O.Params) << ": " << O.Detail;
     if (O.ChangesRounding)
@@ -117,15 +129,19 @@ static std::string formatOptionsText(const std::vector<RewriteOption> &All) {
       OS << " [reassociates float arithmetic]";
     if (!O.Assumes.empty())
       OS << " [assumes: " << O.Assumes << "]";
+    if (I < Fx.size())
+      OS << formatEffectText(Fx[I]);
     OS << '\n';
   }
   return Out;
 }
 
-static std::string formatOptionsJson(const std::vector<RewriteOption> &All) {
+static std::string formatOptionsJson(const std::vector<RewriteOption> &All,
+                                     const std::vector<OptionEffect> &Fx) {
   json::Array Arr;
-  for (const RewriteOption &O : All)
-    Arr.push_back(json::Object{
+  for (size_t I = 0; I < All.size(); ++I) {
+    const RewriteOption &O = All[I];
+    json::Object Obj{
         {"apply", formatRewriteParams(O.Params)},
         {"rewrite", O.Params.Name},
         {"params", formatParams(O.Params)},
@@ -138,7 +154,11 @@ static std::string formatOptionsJson(const std::vector<RewriteOption> &All) {
         {"reassociates_float", O.Reassociates},
         {"assumes",
          O.Assumes.empty() ? json::Value(nullptr) : json::Value(O.Assumes)},
-    });
+    };
+    if (I < Fx.size())
+      Obj["effects"] = formatEffectJson(Fx[I]);
+    Arr.push_back(std::move(Obj));
+  }
   return formatv("{0:2}", json::Value(std::move(Arr))).str() + "\n";
 }
 
@@ -148,17 +168,30 @@ Error runListMode(const CompileSetup &Setup, const InputSource &In,
   if (!Handled) {
     if (ListJson)
       return makeInputError("--json needs --list-rewrites or --list-options");
+    if (ListEffects)
+      return makeInputError("--effects needs --list-options");
     return Error::success();
   }
   if (ListRewrites && ListOptions)
     return makeInputError("--list-rewrites and --list-options are exclusive");
+  if (ListEffects && !ListOptions)
+    return makeInputError("--effects needs --list-options");
   if (ListOptions) {
     Expected<std::vector<RewriteOption>> All =
         enumerateRewrites(Setup, In.FileName, In.Code);
     if (!All)
       return All.takeError();
-    return writeFileAtomically(OutputFile, ListJson ? formatOptionsJson(*All)
-                                                    : formatOptionsText(*All));
+    std::vector<OptionEffect> Fx;
+    if (ListEffects) {
+      Expected<std::vector<OptionEffect>> E =
+          measureEffects(Setup, In.FileName, In.Code, *All);
+      if (!E)
+        return E.takeError();
+      Fx = std::move(*E);
+    }
+    return writeFileAtomically(OutputFile, ListJson
+                                               ? formatOptionsJson(*All, Fx)
+                                               : formatOptionsText(*All, Fx));
   }
   Expected<std::vector<SiteListing>> All =
       listRewriteSites(Setup, In.FileName, In.Code);

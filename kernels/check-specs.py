@@ -15,7 +15,9 @@ For each spec (docs/spec.md format) this checks, without a GPU:
     and launch dimensions are positive, block <= 1024 threads (x, y <= 1024,
     z <= 64), grid.x < 2^31, grid.y and grid.z <= 65535, every buffer is
     under 1.5 GB, ranges are non-empty, a csr_indptr buffer has rows + 1
-    elements.
+    elements, a csr_indices buffer names a csr_indptr argument, holds at
+    least rows * max_degree elements and its range at least max_degree
+    values.
   - the spec's "bytes", when given, is from 1 to the naive traffic below on
     every shape; per-output tolerances sit on out/inout buffers, and an
     integer output's takes only a whole atol.
@@ -51,8 +53,8 @@ C_TYPES = {
 SCALAR_DTYPES = {"i32", "u32", "i64", "u64", "f32", "f64"}
 ROLES = {"in", "out", "inout"}
 DISTS = {"normal", "uniform", "positive", "heavy", "small", "large"}
-GENS = {"csr_indptr", "distinct_per_row", "sorted", "permutation", "iota",
-        "constant"}
+GENS = {"csr_indptr", "csr_indices", "distinct_per_row", "sorted",
+        "permutation", "iota", "constant"}
 KERNEL_FIELDS = {"kernel", "args", "grid", "block", "shared_bytes", "bytes",
                  "shapes", "vars", "tolerance", "noalias", "tunable"}
 MAX_BUFFER_BYTES = 1.5e9
@@ -328,6 +330,28 @@ def check_kernel(obj, source, where, want_bytes):
                     if not 0 <= dmin <= dmax:
                         raise SpecError("csr_indptr %s: degrees [%d, %d]"
                                         % (arg["name"], dmin, dmax))
+                if gen and gen["kind"] == "csr_indices":
+                    ptr = [a for a in args if a["name"] == gen.get("indptr")]
+                    if not ptr or ptr[0].get("gen", {}).get("kind") != \
+                            "csr_indptr":
+                        raise SpecError("csr_indices %s: indptr %r is not an "
+                                        "argument with a csr_indptr gen"
+                                        % (arg["name"], gen.get("indptr")))
+                    if "range" not in arg:
+                        raise SpecError("csr_indices %s: no range"
+                                        % arg["name"])
+                    pgen = ptr[0]["gen"]
+                    rows_ = evaluate(pgen["rows"], env)
+                    dmax = evaluate(pgen["max_degree"], env)
+                    lo, hi = (evaluate(e, env) for e in arg["range"])
+                    if count < rows_ * dmax:
+                        raise SpecError("csr_indices %s: count %d < rows * "
+                                        "max_degree = %d"
+                                        % (arg["name"], count, rows_ * dmax))
+                    if hi - lo < dmax:
+                        raise SpecError("csr_indices %s: range [%d, %d) holds "
+                                        "fewer than max_degree = %d values"
+                                        % (arg["name"], lo, hi, dmax))
             least = traffic
             if "bytes" in obj:
                 least = evaluate(obj["bytes"], env)

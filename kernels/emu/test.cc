@@ -25,6 +25,8 @@
 #include "src/segment_mean_csr.cc"
 #include "src/spmm_csr.cc"
 #include "src/scatter_add.cc"
+#include "src/neighbor_sample.cc"
+#include "src/sage_mean_concat.cc"
 
 static std::mt19937 rng(1234);
 static int failures = 0, checks = 0;
@@ -278,6 +280,92 @@ void test_scatter(int E, int n, int F) {
   for (size_t i = 0; i < ref.size(); ++i) { c(out[i], ref[i], i); c2(out2[i], ref[i], i); }
 }
 
+// sage_mean_concat: mean of the neighbour rows, then the node's own row.
+template <class T> void test_sage(int R, int S, int F, int dmin, int dmax, const char* tn, double rtol) {
+  auto ip = make_indptr<int64_t>(R, dmin, dmax);
+  std::vector<int64_t> ind((size_t)R * dmax); for (auto& v : ind) v = rng() % S;
+  auto x = randn<T>((size_t)S * F); std::vector<T> out((size_t)R * 2 * F, static_cast<T>(NAN));
+  emu_launch(&sage_mean_concat<T>, dim3(R), dim3(128), out.data(), (const int64_t*)ip.data(), (const int64_t*)ind.data(), (const T*)x.data(), R, F);
+  Cmp c(std::string("sage_mean_concat<") + tn + "> F=" + std::to_string(F) + " deg " + std::to_string(dmin) + ".." + std::to_string(dmax), rtol, 1e-5);
+  for (int r = 0; r < R; ++r) for (int j = 0; j < F; ++j) {
+    double s = 0; for (int64_t e = ip[r]; e < ip[r+1]; ++e) s += f(x[(size_t)ind[e]*F+j]);
+    int64_t deg = ip[r+1] - ip[r];
+    c(f(out[(size_t)r*2*F+j]), f(static_cast<T>((float)(deg ? s / deg : 0.0))), r*2*F+j);
+    c(f(out[(size_t)r*2*F+F+j]), f(x[(size_t)r*F+j]), r*2*F+F+j);
+  }
+}
+
+// neighbor_sample: a host copy of the header's recipe (the same hash, range
+// reduction and Floyd's algorithm) must give the same ids bit for bit; and,
+// independently of the recipe, each sample is k = min(K, deg) distinct
+// neighbours of its node padded with -1, all of them when deg <= K, the same
+// for a node each time it is a seed, and every neighbour position about
+// equally likely (K/deg) over many nodes of one degree.
+static uint64_t h_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static std::vector<int64_t> ref_sample(uint64_t seed, int64_t v, int64_t deg, int K) {
+  std::vector<int64_t> p;
+  if (deg <= K) { for (int64_t j = 0; j < deg; ++j) p.push_back(j); return p; }
+  for (int i = 0; i < K; ++i) {
+    int64_t m = deg - K + i;
+    uint64_t r = h_mix64(h_mix64(seed ^ h_mix64((uint64_t)v + 0x9e3779b97f4a7c15ULL)) + (uint64_t)i) >> 32;
+    int64_t t = (int64_t)((r * (uint64_t)(m + 1)) >> 32);
+    if (std::find(p.begin(), p.end(), t) != p.end()) t = m;
+    p.push_back(t);
+  }
+  return p;
+}
+void test_sample(int B, int N, int dmin, int dmax, int K, uint64_t seed) {
+  auto ip = make_indptr<int64_t>(N, dmin, dmax);
+  std::vector<int64_t> ind((size_t)N * dmax, 0);
+  for (int v = 0; v < N; ++v) {  // distinct sorted ids per row
+    std::vector<int64_t> all(N); for (int i = 0; i < N; ++i) all[i] = i;
+    std::shuffle(all.begin(), all.end(), rng);
+    std::sort(all.begin(), all.begin() + (ip[v+1] - ip[v]));
+    std::copy(all.begin(), all.begin() + (ip[v+1] - ip[v]), ind.begin() + ip[v]);
+  }
+  std::vector<int64_t> seeds(B); for (auto& s : seeds) s = rng() % N;
+  seeds[B - 1] = seeds[0];  // a repeated node
+  std::vector<int64_t> out((size_t)B * K, -7); std::vector<int> cnt(B, -7);
+  emu_launch(&neighbor_sample, dim3((B + 255) / 256), dim3(256), out.data(), cnt.data(), (const int64_t*)ip.data(), (const int64_t*)ind.data(), (const int64_t*)seeds.data(), seed, B, K);
+  Cmp c("neighbor_sample B=" + std::to_string(B) + " deg " + std::to_string(dmin) + ".." + std::to_string(dmax) + " K=" + std::to_string(K) + " (recipe)", 0, 0);
+  Cmp c2("neighbor_sample B=" + std::to_string(B) + " K=" + std::to_string(K) + " (distinct neighbours, -1 pad)", 0, 0);
+  for (int s = 0; s < B; ++s) {
+    int64_t v = seeds[s], b = ip[v], deg = ip[v+1] - b;
+    auto p = ref_sample(seed, v, deg, K);
+    c(cnt[s], (double)p.size(), s);
+    for (int j = 0; j < K; ++j) c(out[(size_t)s*K+j], j < (int)p.size() ? ind[b + p[j]] : -1, (long)s*K+j);
+    int64_t k = std::min<int64_t>(K, deg);
+    std::vector<int64_t> row(ind.begin() + b, ind.begin() + b + deg), got(out.begin() + (size_t)s*K, out.begin() + (size_t)s*K + k);
+    std::sort(got.begin(), got.end());
+    bool ok = cnt[s] == k && std::adjacent_find(got.begin(), got.end()) == got.end();
+    for (int64_t id : got) ok = ok && std::binary_search(row.begin(), row.end(), id);
+    if (deg <= K) ok = ok && got == row;
+    for (int j = k; j < K; ++j) ok = ok && out[(size_t)s*K+j] == -1;
+    c2(ok ? 1 : 0, 1, s);
+  }
+  Cmp c3("neighbor_sample repeated node, same sample", 0, 0);
+  for (int j = 0; j < K; ++j) c3(out[(size_t)(B-1)*K+j], out[j], j);
+}
+void test_sample_uniform() {
+  // N nodes of degree D whose row j holds id j: the output ids are the
+  // positions; each should be drawn about N*K/D times (sd about 20 here).
+  const int N = 2000, D = 20, K = 5;
+  std::vector<int64_t> ip(N + 1), ind((size_t)N * D), seeds(N);
+  for (int v = 0; v <= N; ++v) ip[v] = (int64_t)v * D;
+  for (size_t e = 0; e < ind.size(); ++e) ind[e] = e % D;
+  for (int v = 0; v < N; ++v) seeds[v] = v;
+  std::vector<int64_t> out((size_t)N * K); std::vector<int> cnt(N);
+  emu_launch(&neighbor_sample, dim3((N + 255) / 256), dim3(256), out.data(), cnt.data(), (const int64_t*)ip.data(), (const int64_t*)ind.data(), (const int64_t*)seeds.data(), (uint64_t)99, N, K);
+  std::vector<int> hits(D, 0); for (int64_t id : out) ++hits[id];
+  const double want = (double)N * K / D;
+  Cmp c("neighbor_sample uniformity, 2000 nodes of degree 20, K=5", 0, 5 * std::sqrt(want * (1 - (double)K / D)));
+  for (int j = 0; j < D; ++j) c(hits[j], want, j);
+}
+
 int main() {
   test_silu<__half>(3, 1000, "__half", 1e-3);
   test_silu<__nv_bfloat16>(2, 2500, "__nv_bfloat16", 8e-3);
@@ -312,6 +400,13 @@ int main() {
   test_spmm(20, 30, 40, 0, 5);
   test_spmm(3, 30, 256, 1, 10);
   test_scatter(40, 5, 6);
+  test_sage<float>(9, 40, 5, 0, 4, "float", 1e-5);
+  test_sage<float>(4, 40, 300, 10, 10, "float", 1e-5);
+  test_sage<__nv_bfloat16>(5, 30, 130, 0, 6, "__nv_bfloat16", 8e-3);
+  test_sample(300, 64, 0, 32, 15, 20261123);
+  test_sample(100, 500, 100, 400, 15, 7);
+  test_sample(257, 40, 0, 8, 5, 1);
+  test_sample_uniform();
   printf("%d checks, %d failed\n", checks, failures);
   return failures != 0;
 }

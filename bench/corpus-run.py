@@ -16,6 +16,11 @@ When astra-opt cannot emit PTX for an original, nvcc (if found) compiles it with
 same include flags, so the table tells a tool failure (nvcc accepts the file) from an
 input or environment failure (nvcc rejects it too).
 
+Torch's include directories (libtorch's C++ API and Python's) are passed only to files
+that include <torch/...>, <ATen/...> or <c10/...> themselves: astra-opt adds the defines
+of a torch extension build (__CUDA_NO_BFLOAT16_CONVERSIONS__, ...) whenever an include
+directory holds torch/all.h, which would break plain CUDA files that convert bf16/half.
+
 Debian's libtorch-dev is built without CUDA and lacks the generated header
 c10/cuda/impl/cuda_cmake_macros.h that <c10/cuda/*.h> include; when it is missing, an
 empty one is written to a temporary directory on the include path (what a CUDA build of
@@ -30,6 +35,7 @@ PATH: .cu files, or directories searched recursively for .cu files.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,8 +61,10 @@ def short(msg, n=160):
 
 
 class Runner:
-    def __init__(self, astra, timeout, common, nvcc=None, nvcc_flags=()):
+    def __init__(self, astra, timeout, common, nvcc=None, nvcc_flags=(),
+                 torch_flags=()):
         self.astra, self.timeout, self.common = astra, timeout, common
+        self.torch_flags = list(torch_flags)
         self.nvcc, self.nvcc_flags = nvcc, list(nvcc_flags)
 
     def nvcc_check(self, path, extra, tmp):
@@ -64,8 +72,14 @@ class Runner:
         'fails: <first error>', or None without nvcc."""
         if not self.nvcc:
             return None
-        flags = [a[len("--extra-arg="):] for a in self.common + extra
-                 if a.startswith("--extra-arg=")]
+        flags = []
+        for a in self.common + extra:
+            if not a.startswith("--extra-arg="):
+                continue
+            a = a[len("--extra-arg="):]
+            # nvcc takes -isystem's directory as a separate argument
+            flags += ["-isystem", a[len("-isystem"):]] if (
+                a.startswith("-isystem") and len(a) > len("-isystem")) else [a]
         cmd = [self.nvcc, "-ptx", "-std=c++17", "-arch=sm_90a",
                "--expt-relaxed-constexpr", path, "-o",
                os.path.join(tmp, "nvcc.ptx")] + self.nvcc_flags + flags
@@ -88,10 +102,18 @@ class Runner:
                 time.monotonic() - t0
 
 
-def measure(r, path, tmp):
-    row = {"file": os.path.basename(path), "failures": []}
+TORCH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](torch|ATen|c10)/', re.M)
+
+
+def measure(r, path, tmp, root):
+    row = {"file": os.path.relpath(path, root) if root else os.path.basename(path),
+           "failures": []}
     t0 = time.monotonic()
     extra = ["--extra-arg=-I" + os.path.dirname(os.path.abspath(path))]
+    with open(path, errors="replace") as fh:
+        row["torch"] = bool(TORCH_INCLUDE.search(fh.read()))
+    if row["torch"]:
+        extra += r.torch_flags
 
     rc, out, err, _ = r.run(["--print-kernel-model", path] + extra)
     row["model"] = rc == 0
@@ -218,17 +240,18 @@ def main():
                     help="do not cross-check failing originals with nvcc")
     ap.add_argument("--json", help="also write the rows as JSON here")
     ap.add_argument("--from-json", nargs="+", metavar="JSON",
-                    help="print the table of earlier runs' JSON files")
+                    help="print the table of earlier runs' JSON files (a file's row in a "
+                    "later JSON replaces its row in an earlier one)")
     ap.add_argument("--extra", action="append", default=[],
                     help="another astra-opt argument (repeatable)")
     a = ap.parse_args()
 
     if a.from_json:
-        rows = []
-        for j in a.from_json:
+        rows = {}
+        for j in a.from_json:  # a later run's row replaces an earlier one's
             with open(j) as fh:
-                rows += json.load(fh)
-        print(table(sorted(rows, key=lambda w: w["file"])))
+                rows.update((w["file"], w) for w in json.load(fh))
+        print(table(sorted(rows.values(), key=lambda w: w["file"])))
         return
     files = cu_files(a.paths)
     if not files:
@@ -236,18 +259,21 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         common = list(a.extra)
+        torch_flags = []
         if not a.no_torch_headers:
             dirs = [d for d in TORCH_DIRS + [sysconfig.get_paths()["include"]]
                     if os.path.isdir(d)]
             shim = torch_cuda_shim(tmp)
             dirs += [shim] if shim else []
-            common += ["--extra-arg=-isystem" + d for d in dirs]
+            torch_flags = ["--extra-arg=-isystem" + d for d in dirs]
         nvcc = None if a.no_nvcc else shutil.which("nvcc") or (
             "/usr/local/cuda/bin/nvcc"
             if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
-        r = Runner(a.astra_opt, a.timeout, common, nvcc)
+        r = Runner(a.astra_opt, a.timeout, common, nvcc, torch_flags=torch_flags)
+        root = os.path.commonpath([os.path.abspath(p) for p in a.paths])
+        root = root if os.path.isdir(root) else os.path.dirname(root)
         for f in files:
-            rows.append(measure(r, f, tmp))
+            rows.append(measure(r, f, tmp, root))
             print("%-40s %.0fs %s" % (os.path.basename(f), rows[-1]["time"],
                                       "ok" if not rows[-1]["failures"] else
                                       rows[-1]["failures"][0][:100]),

@@ -163,6 +163,18 @@ __ASTRA_LONGS(__ASTRA_ST, __stwt, "st.global.wt")
 #undef __ASTRA_SCALARS
 #undef __ASTRA_VECTORS
 
+/*--- __managed__ (nvcc: crt/host_defines.h) --------------------------------*
+ * nvcc gives a __managed__ variable device storage in unified memory, which
+ * host code may read and write too. Clang 22 honours the `managed` attribute
+ * for HIP only and ignores it in CUDA (`warning: 'managed' attribute
+ * ignored`), leaving a host variable that every kernel using it is refused
+ * for ("reference to __host__ variable in __global__ function"). The device
+ * side needs the storage only: __managed__ becomes __device__. Host code
+ * that reads or writes the variable still compiles (Clang's host side sees
+ * the device variable's shadow); astra-opt never runs the host code. */
+#undef __managed__
+#define __managed__ __device__
+
 /*--- Host max/min (nvcc: crt/math_functions.h) -----------------------------*
  * nvcc declares the integer and floating max/min overloads __host__
  * __device__; Clang's wrappers make them device-only, so `max(a, b)` on

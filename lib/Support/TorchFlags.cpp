@@ -118,6 +118,58 @@ bool hasTorchIncludes(ArrayRef<std::string> Args) {
   });
 }
 
+/// `#include <torch/...>`, `<ATen/...>`, `<c10/...>` (or quoted) in \p Text;
+/// the quoted includes in \p Quoted.
+static bool scanIncludes(StringRef Text, std::vector<std::string> *Quoted) {
+  bool Torch = false;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    L = L.ltrim();
+    if (!L.consume_front("#"))
+      continue;
+    L = L.ltrim();
+    if (!L.consume_front("include"))
+      continue;
+    L = L.ltrim();
+    if (L.empty())
+      continue;
+    char Close = L.front() == '<' ? '>' : L.front() == '"' ? '"' : 0;
+    if (!Close)
+      continue;
+    StringRef Name = L.drop_front().take_until([&](char C) {
+      return C == Close;
+    });
+    if (Name.starts_with("torch/") || Name.starts_with("ATen/") ||
+        Name.starts_with("c10/"))
+      Torch = true;
+    else if (Close == '"' && Quoted)
+      Quoted->push_back(Name.str());
+  }
+  return Torch;
+}
+
+bool fileIncludesTorch(StringRef FileName) {
+  if (FileName == "-")
+    return true; // no file to look at: the include paths decide
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(FileName);
+  if (!B)
+    return true;
+  std::vector<std::string> Quoted;
+  if (scanIncludes((*B)->getBuffer(), &Quoted))
+    return true;
+  // One level of the project's own headers beside the file (an extension's
+  // kernels often include torch through a shared header).
+  for (const std::string &Q : Quoted) {
+    SmallString<256> P(sys::path::parent_path(FileName));
+    sys::path::append(P, Q);
+    ErrorOr<std::unique_ptr<MemoryBuffer>> H = MemoryBuffer::getFile(P);
+    if (H && scanIncludes((*H)->getBuffer(), nullptr))
+      return true;
+  }
+  return false;
+}
+
 /// Whether \p Args define or undefine the macro \p Name.
 static bool mentionsMacro(ArrayRef<std::string> Args, StringRef Name) {
   for (size_t I = 0; I < Args.size(); ++I) {

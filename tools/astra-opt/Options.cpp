@@ -150,7 +150,8 @@ Expected<CompileSetup> makeCompileSetup(StringRef FileName) {
   append_range(S.ExtraArgs, Torch);
   S.ExtraArgs.insert(S.ExtraArgs.end(), ExtraArgs.begin(), ExtraArgs.end());
   // A torch extension's build defines what its headers expect.
-  if (TorchIncludes || hasTorchIncludes(S.ExtraArgs)) {
+  if (TorchIncludes ||
+      (hasTorchIncludes(S.ExtraArgs) && fileIncludesTorch(FileName))) {
     append_range(S.ExtraArgs, getMissingTorchDefines(S.ExtraArgs, FileName));
     if (S.Backend == CodegenBackend::Nvcc) {
       append_range(S.NvccFlags, Torch);

@@ -33,6 +33,13 @@ llvm::Expected<std::vector<std::string>> queryTorchFlags();
 /// or separate) holds torch's headers (`torch/extension.h`).
 bool hasTorchIncludes(llvm::ArrayRef<std::string> Args);
 
+/// Whether \p FileName (or a header it includes with quotes, beside it)
+/// includes torch's headers (`torch/`, `ATen/`, `c10/`): only then do include
+/// paths that hold torch bring torch's build defines (a plain CUDA file
+/// compiled with torch on the include path keeps its bf16 conversions).
+/// True for standard input.
+bool fileIncludesTorch(llvm::StringRef FileName);
+
 /// The defines torch.utils.cpp_extension passes to a CUDA extension's
 /// compiles, for \p File (TORCH_EXTENSION_NAME is its stem made an
 /// identifier), without those \p Args already define or undefine.

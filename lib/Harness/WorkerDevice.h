@@ -84,7 +84,7 @@ protected:
   cu::Stream S = nullptr;
   cu::Module HarnessMod = nullptr, Mods[3] = {};
   cu::Function Fn[3] = {}, ScrubFn = nullptr, SpinFn = nullptr,
-               DiffFn = nullptr;
+               DiffFn = nullptr, CloseFn = nullptr;
   /// astra_diff's result: differing words, first differing byte offset.
   cu::DevicePtr DiffOut = 0;
   int ScrubBytes = 0;
@@ -116,6 +116,15 @@ protected:
   /// driver failure (F set).
   bool sameOnDevice(cu::DevicePtr X, cu::DevicePtr Y, size_t Bytes, bool &Same,
                     size_t *First = nullptr);
+
+  /// Whether every element of the candidate's output \p C (\p Count
+  /// elements of \p T: F32, F16 or BF16) passes the host comparison's
+  /// element test against the original's \p O under \p Tol with no
+  /// widening (Compare.cpp), none holding the bytes \p PoisonByte: a
+  /// sufficient condition for that comparison to pass, computed on the
+  /// device. False on a driver failure (F set).
+  bool closeOnDevice(cu::DevicePtr C, cu::DevicePtr O, size_t Count, DType T,
+                     const Tolerance &Tol, uint8_t PoisonByte, bool &Close);
 
 private:
   bool measureCopyBandwidth();

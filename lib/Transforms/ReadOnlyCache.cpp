@@ -176,7 +176,11 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
           Var->getInit() == nullptr)
         return block(Cur, "'" + Var->getName() + "' is initialised from it");
       Uses.Copies.insert(Var);
-      if (Root)
+      // `float *row = inp + off;` keeps the parameter: the const alias
+      // cannot initialise a pointer to non-const (its loads still go
+      // through __ldg).
+      if (Root &&
+          (ConstPointee || Var->getType()->getPointeeType().isConstQualified()))
         Uses.Renames.push_back(Root);
       return;
     }

@@ -2,6 +2,7 @@
 #include "Clock.h"
 #include "astra/Agent/Loop.h"
 #include "astra/Agent/Plan.h"
+#include "astra/Codegen/LocalMemory.h"
 #include "astra/Codegen/PtxEmitter.h"
 #include "astra/Codegen/PtxStats.h"
 #include "astra/Frontend/KernelSource.h"
@@ -22,20 +23,23 @@ namespace {
 using agent::Clock;
 using agent::since;
 
-/// ptxas resources of the entry \p SpecKernel names in \p Ptx.
+/// ptxas resources of the entry \p SpecKernel names in \p Ptx, and its
+/// local memory (from the PTX alone when there is no ptxas).
 struct Resources {
   std::optional<unsigned> Registers, Spill, Local;
+  LocalMemoryUse Memory;
 };
 Resources ptxResources(StringRef Ptxas, StringRef Arch, StringRef Ptx,
                        StringRef SpecKernel) {
   Resources R;
-  if (Ptxas.empty())
-    return R;
   Expected<std::string> Entry = findPtxEntry(Ptx, SpecKernel);
   if (!Entry) {
     consumeError(Entry.takeError());
     return R;
   }
+  R.Memory = getLocalMemoryUse(Ptx, *Entry, nullptr);
+  if (Ptxas.empty())
+    return R;
   Expected<std::vector<KernelResources>> KR = runPtxas(Ptxas, Arch, Ptx);
   if (!KR) {
     consumeError(KR.takeError());
@@ -46,6 +50,7 @@ Resources ptxResources(StringRef Ptxas, StringRef Arch, StringRef Ptx,
       R.Registers = K.Registers;
       R.Spill = K.SpillStoreBytes + K.SpillLoadBytes;
       R.Local = K.StackFrameBytes;
+      R.Memory = getLocalMemoryUse(Ptx, *Entry, &K);
     }
   return R;
 }
@@ -218,6 +223,8 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
         What += formatv(" {0:F3}x", E.Result->GeoMeanSpeedup).str();
     } else {
       What = evalStatusName(E.Status).str();
+      if (E.Status == EvalStatus::Pruned)
+        What += " (" + E.Note + ")";
     }
     std::string BestText =
         Best ? formatv("{0:F3}x", Best->speedup()).str() : "none yet";
@@ -313,11 +320,12 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
           E.Registers = R.Registers;
           E.SpillBytes = R.Spill;
           E.LocalBytes = R.Local;
-          if (Opts.Prune && R.Spill && *R.Spill > Orig.Spill.value_or(0)) {
+          // The same check as --list-options --effects: local memory the
+          // original does not use is a regression, whatever one timing says.
+          std::string Growth = describeLocalMemoryGrowth(Orig.Memory, R.Memory);
+          if (Opts.Prune && !Growth.empty()) {
             E.Status = EvalStatus::Pruned;
-            E.Note = formatv("ptxas: {0} bytes of spills (original {1})",
-                             *R.Spill, Orig.Spill.value_or(0))
-                         .str();
+            E.Note = "adds local memory: " + Growth;
           }
         }
       }

@@ -67,6 +67,8 @@ json::Value reportToJSON(const AgentResult &R) {
       O["original_registers"] = *Run.OrigRegisters;
     if (Run.OrigSpillBytes)
       O["original_spill_bytes"] = *Run.OrigSpillBytes;
+    if (Run.OrigLocalBytes)
+      O["original_local_bytes"] = *Run.OrigLocalBytes;
     if (K.Kept) {
       const Evaluation &W = Run.Evaluations[*K.Kept];
       O["winner"] = json::Object{

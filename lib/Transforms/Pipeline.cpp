@@ -126,8 +126,15 @@ Expected<std::vector<SiteListing>> listRewriteSites(const CompileSetup &Setup,
         SiteListing L;
         L.Params.Name = R->getName().str();
         L.Params.Values = std::move(Values);
+        // A value at its default is analysed as not given, as --apply=<name>
+        // runs: a rewrite may choose per site then (unroll unrolls a loop
+        // over a local array fully).
+        RewriteParams Given = L.Params;
+        for (const ParamDesc &D : R->getParams())
+          if (Given.Values.lookup(D.Key) == D.Default)
+            Given.Values.erase(D.Key);
         RewriteContext RC(Ctx, FileName);
-        Expected<std::vector<RewriteSite>> Sites = R->analyze(RC, L.Params);
+        Expected<std::vector<RewriteSite>> Sites = R->analyze(RC, Given);
         if (!Sites)
           return Sites.takeError();
         L.Sites = std::move(*Sites);

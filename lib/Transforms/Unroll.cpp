@@ -20,6 +20,7 @@
 #include "Dataflow.h"
 #include "EditBatch.h"
 #include "FreshName.h"
+#include "RegisterArrayLoop.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
@@ -46,7 +47,9 @@ public:
                      RewriteParamKind::Int,
                      "4",
                      {"2", "4", "8"},
-                     "unroll factor (pragma: 1-1024, manual: 2-64)"};
+                     "unroll factor (pragma: 1-1024, manual: 2-64); by "
+                     "default 4, or all iterations of a loop that indexes "
+                     "a local array with its variable"};
     Factor.Min = 1;
     Factor.Max = 1024;
     ParamDesc Mode{"mode",
@@ -338,6 +341,9 @@ Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
     return makeInputError("rewrite 'unroll': parameter 'factor' must be "
                           "between 2 and 64 with mode=manual, got '" +
                           Twine(*Factor) + "'");
+  std::optional<int64_t> Given;
+  if (P.Values.count("factor"))
+    Given = *Factor;
   ASTContext &Ctx = RC.getASTContext();
   std::vector<PlannedSite> Sites;
   for (const FunctionDecl *K : findKernels(Ctx)) {
@@ -370,14 +376,21 @@ Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
         Record(false, "the loop is " + Macro);
         continue;
       }
+      std::optional<RegisterArrayLoop> RA = findRegisterArrayLoop(Ctx, Loop);
+      UnrollFactor FC = chooseUnrollFactor(RA ? &*RA : nullptr, Given, Manual);
+      std::string Why = FC.Why.empty() ? FC.Risk : FC.Why;
+      Why = Why.empty() ? "" : " (" + Why + ")";
+      Site.Warning = FC.Risk;
       if (!Manual) {
         EditBatch Probe(RC);
         if (!insertLineBefore(RC, Probe, Loop, "")) {
           Record(false, "the loop does not start its own line");
           continue;
         }
-        std::string Pragma = "#pragma unroll " + std::to_string(*Factor);
-        Record(true, Pragma);
+        std::string Pragma = "#pragma unroll";
+        if (FC.Factor)
+          Pragma += " " + std::to_string(FC.Factor);
+        Record(true, Pragma + Why);
         Sites.back().Edit = [&RC, Loop, Pragma](EditBatch &Edits) {
           insertLineBefore(RC, Edits, Loop, Pragma);
         };
@@ -393,9 +406,9 @@ Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
       auto It = llvm::find_if(
           Outer, [&](const Stmt *O) { return Rewritten.count(O); });
       auto U = std::make_shared<ManualUnroller>(RC, K, F);
-      std::string Why = U->check();
-      if (!Why.empty()) {
-        Record(false, Why);
+      std::string Blocker = U->check();
+      if (!Blocker.empty()) {
+        Record(false, Blocker);
         continue;
       }
       if (It != Outer.end() && Site.Selected) {
@@ -404,11 +417,11 @@ Unroll::plan(RewriteContext &RC, const RewriteParams &P) const {
                           "loop with loop=)");
         continue;
       }
-      if (!Record(true, "manual unroll by " + std::to_string(*Factor) +
-                            " with a remainder loop"))
+      if (!Record(true, "manual unroll by " + std::to_string(FC.Factor) +
+                            " with a remainder loop" + Why))
         continue;
       Rewritten.insert(F);
-      int64_t N = *Factor;
+      int64_t N = FC.Factor;
       Sites.back().Edit = [&RC, F, U, N, Taken](EditBatch &Edits) {
         Edits.replaceBlock(Edits.beginOf(F->getSourceRange()), U->getBodyEnd(),
                       U->build(N, *Taken));

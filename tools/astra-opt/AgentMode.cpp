@@ -92,7 +92,8 @@ static cl::opt<bool>
            cl::cat(AstraCategory));
 static cl::opt<bool> NoPrune(
     "no-prune",
-    cl::desc("--agent-rewrite: judge candidates that add register spills"),
+    cl::desc("--agent-rewrite: judge candidates that add local memory or "
+             "register spills (pruned by default)"),
     cl::cat(AstraCategory));
 static cl::opt<std::string> AgentReplay(
     "agent-replay",

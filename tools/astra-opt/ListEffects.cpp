@@ -10,22 +10,31 @@ using namespace llvm;
 
 namespace astra {
 
-static const char *const ResourceNames[4] = {
-    "registers", "stack bytes", "spill-store bytes", "spill-load bytes"};
-
 bool OptionEffect::addsLocalMemory() const {
-  for (const ResourceChange &C : Changes)
-    for (int I = 1; I < 4; ++I)
-      if (C.After[I] > C.Before[I])
-        return true;
-  return false;
+  return llvm::any_of(
+      Changes, [](const ResourceChange &C) { return !C.LocalGrowth.empty(); });
 }
 
-static void values(const KernelResources &K, unsigned (&V)[4]) {
-  V[0] = K.Registers;
-  V[1] = K.StackFrameBytes;
-  V[2] = K.SpillStoreBytes;
-  V[3] = K.SpillLoadBytes;
+namespace {
+/// One measure of a ResourceChange: its text and JSON names, before, after.
+struct Measure {
+  const char *Text, *Key;
+  unsigned Before, After;
+};
+} // namespace
+
+static std::vector<Measure> measures(const ResourceChange &C) {
+  const LocalMemoryUse &B = C.Before, &A = C.After;
+  return {{"registers", "registers", C.RegistersBefore, C.RegistersAfter},
+          {"stack bytes", "stack_bytes", B.StackBytes, A.StackBytes},
+          {"spill-store bytes", "spill_store_bytes", B.SpillStoreBytes,
+           A.SpillStoreBytes},
+          {"spill-load bytes", "spill_load_bytes", B.SpillLoadBytes,
+           A.SpillLoadBytes},
+          {"PTX local depot bytes", "ptx_local_depot_bytes", B.Ptx.DepotBytes,
+           A.Ptx.DepotBytes},
+          {"PTX ld/st.local", "ptx_local_accesses", B.Ptx.Accesses,
+           A.Ptx.Accesses}};
 }
 
 Expected<std::vector<OptionEffect>>
@@ -74,12 +83,17 @@ measureEffects(const CompileSetup &Setup, StringRef FileName, StringRef Code,
         for (const KernelResources &K : *R) {
           ResourceChange C;
           C.Kernel = demangle(K.Name);
-          values(K, C.After);
+          C.RegistersAfter = K.Registers;
+          C.After = getLocalMemoryUse(*Ptx, K.Name, &K);
           for (const KernelResources &O : OrigRes)
-            if (O.Name == K.Name)
-              values(O, C.Before);
-          if (!std::equal(std::begin(C.Before), std::end(C.Before),
-                          std::begin(C.After)))
+            if (O.Name == K.Name) {
+              C.RegistersBefore = O.Registers;
+              C.Before = getLocalMemoryUse(*OrigPtx, O.Name, &O);
+            }
+          C.LocalGrowth = describeLocalMemoryGrowth(C.Before, C.After);
+          if (llvm::any_of(measures(C), [](const Measure &M) {
+                return M.Before != M.After;
+              }))
             E.Changes.push_back(std::move(C));
         }
       }
@@ -104,10 +118,10 @@ std::string formatEffectText(const OptionEffect &E) {
   for (const ResourceChange &C : E.Changes) {
     OS << "; " << C.Kernel << ":";
     bool First = true;
-    for (int I = 0; I < 4; ++I)
-      if (C.Before[I] != C.After[I]) {
-        OS << (First ? " " : ", ") << ResourceNames[I] << ' ' << C.Before[I]
-           << " -> " << C.After[I];
+    for (const Measure &M : measures(C))
+      if (M.Before != M.After) {
+        OS << (First ? " " : ", ") << M.Text << ' ' << M.Before << " -> "
+           << M.After;
         First = false;
       }
   }
@@ -121,10 +135,10 @@ json::Value formatEffectJson(const OptionEffect &E) {
   json::Array Changes;
   for (const ResourceChange &C : E.Changes) {
     json::Object K{{"kernel", C.Kernel}};
-    static const char *const Keys[4] = {
-        "registers", "stack_bytes", "spill_store_bytes", "spill_load_bytes"};
-    for (int I = 0; I < 4; ++I)
-      K[Keys[I]] = json::Array{int64_t(C.Before[I]), int64_t(C.After[I])};
+    for (const Measure &M : measures(C))
+      K[M.Key] = json::Array{int64_t(M.Before), int64_t(M.After)};
+    if (!C.LocalGrowth.empty())
+      K["local_memory_growth"] = C.LocalGrowth;
     Changes.push_back(std::move(K));
   }
   return json::Object{

@@ -8,6 +8,7 @@
 #ifndef ASTRA_TOOLS_LISTEFFECTS_H
 #define ASTRA_TOOLS_LISTEFFECTS_H
 
+#include "astra/Codegen/LocalMemory.h"
 #include "astra/Support/CompileSetup.h"
 #include "astra/Transforms/Enumerate.h"
 #include "llvm/Support/Error.h"
@@ -19,8 +20,11 @@ namespace astra {
 
 /// One kernel's resources before and after, where they differ.
 struct ResourceChange {
-  std::string Kernel;                     ///< demangled
-  unsigned Before[4] = {}, After[4] = {}; ///< registers, stack, spill st/ld
+  std::string Kernel; ///< demangled
+  unsigned RegistersBefore = 0, RegistersAfter = 0;
+  LocalMemoryUse Before, After;
+  /// describeLocalMemoryGrowth(Before, After): empty when none grew.
+  std::string LocalGrowth;
 };
 
 struct OptionEffect {
@@ -29,7 +33,7 @@ struct OptionEffect {
   bool PtxChanged = false; ///< the PTX differs from the original's
   bool Resources = false;  ///< ptxas ran: Changes is meaningful
   std::vector<ResourceChange> Changes;
-  /// Stack or spill bytes grew in some kernel (local memory added).
+  /// Some kernel's local memory grew (stack, spills, PTX local accesses).
   bool addsLocalMemory() const;
 };
 

@@ -111,6 +111,8 @@ static std::string formatSitesJson(const std::vector<SiteListing> &All) {
           {"reassociates_float", S.Reassociates},
           {"assumes",
            S.Assumes.empty() ? json::Value(nullptr) : json::Value(S.Assumes)},
+          {"warning",
+           S.Warning.empty() ? json::Value(nullptr) : json::Value(S.Warning)},
       });
   return formatv("{0:2}", json::Value(std::move(Arr))).str() + "\n";
 }

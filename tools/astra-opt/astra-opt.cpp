@@ -112,6 +112,9 @@ static Error run() {
     Expected<ApplyResult> R = applyRewrite(*Setup, In.FileName, In.Code, *P);
     if (!R)
       return R.takeError();
+    for (const RewriteSite &S : R->Sites)
+      if (S.Applicable && S.Selected && !S.Warning.empty())
+        printDiag(errs(), S.Loc, "warning", S.Warning);
     In.Code = std::move(R->Code);
   }
 

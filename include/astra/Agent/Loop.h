@@ -21,7 +21,7 @@ namespace astra {
 struct LoopOptions {
   unsigned Budget = 24;      ///< candidates judged on the GPU, per kernel
   double TimeBudget = 240;   ///< seconds per kernel for the search
-  bool Prune = true;         ///< skip candidates that add spills/local memory
+  bool Prune = true;         ///< skip candidates that add local memory
   std::string Ptxas;         ///< ptxas for resources; empty: none recorded
   /// Every spec kernel name of the file (template instantiations to emit).
   std::vector<std::string> Instantiations;

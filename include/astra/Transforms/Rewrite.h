@@ -92,6 +92,10 @@ struct RewriteSite {
   /// What it takes for granted that the code does not show (an assume-*
   /// parameter), for the agent to match against the spec; empty if nothing.
   std::string Assumes;
+  /// A risk of applying it that the user should see (a factor that may put
+  /// an array in local memory); printed as a warning by --apply. Empty if
+  /// none.
+  std::string Warning;
 };
 
 /// What a rewrite sees: the parsed file, and where its edits go.

@@ -124,7 +124,7 @@ TEST(EnumerateTest, FunctionGoesAlone) {
        {"fast-math:function=silu,kernel=k", "unroll:loop=k:L0,function=f"}) {
     Expected<RewriteParams> Bad = RewriteParams::parse(Text);
     ASSERT_FALSE(static_cast<bool>(Bad));
-    EXPECT_EQ(toString(Bad.takeError()),
+    EXPECT_EQ(errorOf(Bad.takeError()),
               std::string("--apply=") + Text +
                   ": function= selects a whole function and goes without "
                   "kernel= and loop=");

@@ -46,17 +46,21 @@ namespace {
 class CalleeFinder : public RecursiveASTVisitor<CalleeFinder> {
 public:
   bool VisitCallExpr(CallExpr *C) {
-    if (const FunctionDecl *FD = C->getDirectCallee())
+    if (const FunctionDecl *FD = C->getDirectCallee()) {
       add(FD);
-    else if (const auto *OE =
-                 dyn_cast<OverloadExpr>(C->getCallee()->IgnoreParenImpCasts()))
-      for (const NamedDecl *ND : OE->decls())
-        if (const auto *FT =
-                dyn_cast<FunctionTemplateDecl>(ND->getUnderlyingDecl()))
-          add(FT->getTemplatedDecl());
-        else if (const auto *FD =
-                     dyn_cast<FunctionDecl>(ND->getUnderlyingDecl()))
-          add(FD);
+      return true;
+    }
+    const auto *OE =
+        dyn_cast<OverloadExpr>(C->getCallee()->IgnoreParenImpCasts());
+    if (!OE)
+      return true;
+    for (const NamedDecl *ND : OE->decls()) {
+      ND = ND->getUnderlyingDecl();
+      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(ND))
+        add(FT->getTemplatedDecl());
+      else if (const auto *FD = dyn_cast<FunctionDecl>(ND))
+        add(FD);
+    }
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *D) {
@@ -131,10 +135,12 @@ void GraphBuilder::reach(const FunctionDecl *Body, StringRef Kernel,
   for (const FunctionDecl *Callee : F.Found) {
     // An instantiation keeps its own (resolved) body; the pattern is what
     // is recorded.
+    // A lambda's body is part of the function that writes it.
     const FunctionDecl *Def = Callee->getDefinition();
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
     if (!Def || !Def->hasAttr<CUDADeviceAttr>() ||
         Def->hasAttr<CUDAGlobalAttr>() || !isUserCode(Def) ||
-        !Seen.insert(Def).second)
+        (MD && MD->getParent()->isLambda()) || !Seen.insert(Def).second)
       continue;
     const FunctionDecl *Pattern = Def->getTemplateInstantiationPattern();
     record(Pattern ? Pattern : Def, Kernel, Label);

@@ -43,6 +43,7 @@ __global__ void k2(float *out, const float *in, float s, int n) {
 }
 
 // LIST:      fast-math k2 k2:L0: applies: x/y -> __fdividef(x, y) [changes rounding]
+// LIST-NEXT: fast-math k3: applies: 'expf' -> '__expf' [changes rounding]
 // LIST-NEXT: fast-math function=softplus (reached from k1, k2): applies: 'logf' -> '__logf' [changes rounding]
 // LIST-NEXT: fast-math function=softplus (reached from k1, k2): applies: 'expf' -> '__expf' [changes rounding]
 // LIST-NEXT: fast-math function=inverse (reached from k2): applies: 1/x -> __frcp_rn(x) [changes rounding]
@@ -65,6 +66,7 @@ __global__ void k2(float *out, const float *in, float s, int n) {
 // kernel=k2 takes k2's body and inverse (only k2 calls it), not softplus;
 // softplus and inverse are options of their own.
 // OPTIONS:      fast-math:kernel=k2: x/y -> __fdividef(x, y); 1/x -> __frcp_rn(x) [changes rounding]
+// OPTIONS-NEXT: fast-math:kernel=k3: 'expf' -> '__expf' [changes rounding]
 // OPTIONS-NEXT: fast-math:function=softplus: 'logf' -> '__logf'; 'expf' -> '__expf' [changes rounding]
 // OPTIONS-NEXT: fast-math:function=inverse: 1/x -> __frcp_rn(x) [changes rounding]
 // OPTIONS-NOT:  {{.}}
@@ -83,7 +85,7 @@ __global__ void k2(float *out, const float *in, float s, int n) {
 // K1:      error: rewrite 'fast-math' does not apply to kernel k1: no candidate site found
 // K1-NEXT: fast-math-device-functions.cu:31:45: note: device function 'softplus', which k1 calls, has sites but other kernels reach it too (k1, k2): select it with function=softplus
 
-// UNKNOWN: error: unknown function 'nope'; device functions reached from the kernels: softplus, inverse; kernels: k1, k2
+// UNKNOWN: error: unknown function 'nope'; device functions reached from the kernels: softplus, inverse; kernels: k1, k2, k3
 
 // BOTH: error: --apply=fast-math:function=softplus,kernel=k1: function= selects a whole function and goes without kernel= and loop=
 
@@ -95,3 +97,10 @@ __global__ void k2(float *out, const float *in, float s, int n) {
 // BOTHOUT:      __device__ float softplus(float x) { return __logf(1.0f + __expf(x)); }
 // BOTHOUT-NEXT: __device__ float inverse(float x) { return __frcp_rn(x); }
 // BOTHOUT:      out[i] = __fdividef(softplus(in[i]) * inverse(in[i]), s);
+
+// A lambda's body belongs to the kernel that writes it, not a function of
+// its own.
+__global__ void k3(float *out, const float *in) {
+  auto act = [](float x) { return expf(x); };
+  out[threadIdx.x] = act(in[threadIdx.x]);
+}

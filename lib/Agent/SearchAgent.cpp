@@ -51,7 +51,7 @@ unsigned rewritePriority(StringRef Name) {
 
 /// The rewrite and site of an option, without its own parameter values.
 std::string familyOf(const RewriteParams &P) {
-  return P.Name + ":" + P.Kernel + ":" + P.Loop;
+  return P.Name + ":" + P.Kernel + ":" + P.Loop + ":" + P.Function;
 }
 
 /// A plan's steps as an order-free key.

@@ -97,8 +97,8 @@ static std::string mangle(MangleContext &MC, const FunctionDecl *FD) {
 
 /// Template arguments of \p Spec: as written in the explicit instantiation
 /// where they are, printed (deduced ones) otherwise.
-static std::vector<std::string> getTemplateArgs(const ModelSource &Src,
-                                                const FunctionDecl *Spec) {
+std::vector<std::string> getTemplateArgs(const ModelSource &Src,
+                                         const FunctionDecl *Spec) {
   std::vector<std::string> Args;
   const TemplateArgumentList *List = Spec->getTemplateSpecializationArgs();
   if (!List)
@@ -111,8 +111,16 @@ static std::vector<std::string> getTemplateArgs(const ModelSource &Src,
     if (Written && I < Written->NumTemplateArgs)
       Text = Src.getText((*Written)[I].getSourceRange());
     if (Text.empty()) {
+      const TemplateArgument &Arg = (*List)[I];
       llvm::raw_string_ostream OS(Text);
-      (*List)[I].print(Policy, OS, /*IncludeType=*/false);
+      // A function by its name (`silu`, `gelu<float>`), not its address.
+      const auto *Fn = Arg.getKind() == TemplateArgument::Declaration
+                           ? dyn_cast<FunctionDecl>(Arg.getAsDecl())
+                           : nullptr;
+      if (Fn)
+        Fn->getNameForDiagnostic(OS, Policy, /*Qualified=*/true);
+      else
+        Arg.print(Policy, OS, /*IncludeType=*/false);
     }
     Args.push_back(std::move(Text));
   }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModelBody.h"
+#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
@@ -46,6 +47,11 @@ public:
     }
     Visited.insert(Kernel);
     TraverseStmt(const_cast<Stmt *>(Body));
+    // What only instantiations reach: functions passed as template
+    // arguments (`act_and_mul<silu>`), functors' operator().
+    for (const DeviceFunction &DF : findDeviceFunctions(Kernel))
+      if (DF.HasBody)
+        enterHelper(DF.Fn);
   }
 
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
@@ -96,6 +102,7 @@ private:
   void addCall(std::vector<CallInfo> &List, const Expr *E, std::string Name);
   void addShared(const VarDecl *V);
   void enterHelpers(const CallExpr *C);
+  void enterHelper(const FunctionDecl *Def);
 
   const ModelSource &Src;
   const FunctionDecl *Kernel;
@@ -315,18 +322,21 @@ bool BodyWalker::VisitCallExpr(CallExpr *C) {
 }
 
 void BodyWalker::enterHelpers(const CallExpr *C) {
-  for (const FunctionDecl *FD : getCallees(C)) {
-    const FunctionDecl *Def = getUserDefinition(Src, FD);
-    if (!Def || Def->hasAttr<CUDAGlobalAttr>() || !Visited.insert(Def).second)
-      continue;
-    std::string Name = Def->getQualifiedNameAsString();
-    if (!llvm::is_contained(K.DeviceCalls, Name))
-      K.DeviceCalls.push_back(Name);
-    std::string Saved = Function;
-    Function = Name;
-    TraverseStmt(Def->getBody());
-    Function = Saved;
-  }
+  for (const FunctionDecl *FD : getCallees(C))
+    if (const FunctionDecl *Def = getUserDefinition(Src, FD))
+      enterHelper(Def);
+}
+
+void BodyWalker::enterHelper(const FunctionDecl *Def) {
+  if (Def->hasAttr<CUDAGlobalAttr>() || !Visited.insert(Def).second)
+    return;
+  std::string Name = Def->getQualifiedNameAsString();
+  if (!llvm::is_contained(K.DeviceCalls, Name))
+    K.DeviceCalls.push_back(Name);
+  std::string Saved = Function;
+  Function = Name;
+  TraverseStmt(Def->getBody());
+  Function = Saved;
 }
 
 bool BodyWalker::VisitVarDecl(VarDecl *V) {

@@ -12,6 +12,7 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
 #include <string>
+#include <vector>
 
 namespace astra {
 
@@ -47,6 +48,11 @@ private:
   clang::ASTContext &Ctx;
   std::string FileName;
 };
+
+/// The template arguments of the function template specialization \p Spec,
+/// as written (explicit instantiations) or printed.
+std::vector<std::string> getTemplateArgs(const ModelSource &Src,
+                                         const clang::FunctionDecl *Spec);
 
 /// Loops of a kernel body: statement -> index in collectLoops order.
 using LoopIndexMap = llvm::DenseMap<const clang::Stmt *, unsigned>;

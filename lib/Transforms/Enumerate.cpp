@@ -17,6 +17,8 @@ std::string formatRewriteParams(const RewriteParams &P) {
     Parts.push_back("kernel=" + P.Kernel);
   if (!P.Loop.empty())
     Parts.push_back("loop=" + P.Loop);
+  if (!P.Function.empty())
+    Parts.push_back("function=" + P.Function);
   std::vector<std::string> Keys;
   for (const auto &KV : P.Values)
     Keys.push_back(KV.getKey().str());
@@ -44,6 +46,21 @@ std::vector<StringMap<std::string>> getValueCombinations(const Rewrite &R) {
 
 namespace {
 
+/// Where one option applies: `kernel=`, `loop=` (with its kernel) or
+/// `function=`.
+struct Selection {
+  std::string Kernel, Loop, Function;
+  bool operator==(const Selection &O) const {
+    return Kernel == O.Kernel && Loop == O.Loop && Function == O.Function;
+  }
+};
+
+/// Whether only kernel \p Kernel reaches a device-function site.
+bool isOnlyReachedFrom(const RewriteSite &S, StringRef Kernel) {
+  return all_of(S.ReachedFrom,
+                [&](StringRef K) { return K.split('<').first == Kernel; });
+}
+
 /// Lists the options of one rewrite over one parsed file.
 class OptionCollector {
 public:
@@ -54,9 +71,11 @@ public:
   Error collect(std::vector<RewriteOption> &Out);
 
 private:
-  /// The selections (kernel=, or loop=) of the sites under \p Values, in
-  /// source order.
-  Expected<std::vector<std::pair<std::string, std::string>>>
+  /// The selections of the sites under \p Values: kernels or loops in
+  /// source order, then device functions. Restricted to one kernel, the
+  /// device functions only it reaches: a plan for one kernel changes no
+  /// other.
+  Expected<std::vector<Selection>>
   getSelections(const StringMap<std::string> &Values);
   /// Edits with \p P; adds the option when it edits anything new.
   Error tryOption(const RewriteParams &P, unsigned SiteIndex);
@@ -65,41 +84,53 @@ private:
   StringRef FileName;
   const Rewrite &R;
   StringRef Kernel;
-  /// Site order index of each option found, and the edits seen per site.
+  /// Site order index of each option found, and the edits seen per site
+  /// and at all.
   std::vector<std::pair<unsigned, RewriteOption>> Found;
-  StringSet<> SeenEdits;
+  StringSet<> SeenEdits, SeenAnyEdits;
 };
 
 } // namespace
 
-Expected<std::vector<std::pair<std::string, std::string>>>
+Expected<std::vector<Selection>>
 OptionCollector::getSelections(const StringMap<std::string> &Values) {
-  std::vector<std::pair<std::string, std::string>> Out;
-  if (R.getScope() == Rewrite::Scope::Kernel) {
-    for (const FunctionDecl *K : findKernels(Ctx))
-      Out.emplace_back(K->getNameAsString(), "");
-  } else {
+  std::vector<Selection> Out;
+  std::vector<RewriteSite> Sites;
+  if (R.getScope() == Rewrite::Scope::Loop || R.reachesDeviceFunctions()) {
     RewriteParams P;
     P.Name = R.getName().str();
     for (const auto &KV : Values)
       P.Values[KV.getKey()] = KV.getValue();
     RewriteContext RC(Ctx, FileName);
-    Expected<std::vector<RewriteSite>> Sites = R.analyze(RC, P);
-    if (!Sites)
-      return Sites.takeError();
+    Expected<std::vector<RewriteSite>> Found = R.analyze(RC, P);
+    if (!Found)
+      return Found.takeError();
+    Sites = std::move(*Found);
+  }
+  if (R.getScope() == Rewrite::Scope::Kernel) {
+    for (const FunctionDecl *K : findKernels(Ctx))
+      Out.push_back({K->getNameAsString(), "", ""});
+  } else {
     // Every loop looked at: whether one applies may depend on what else
     // the same run edits (a manual unroll of an enclosing loop).
     // A site that is not a loop (vectorize-loads' one-element-per-thread
     // kernel body) is selected by its kernel.
-    for (const RewriteSite &S : *Sites)
-      if (!S.LoopId.empty())
-        Out.emplace_back(S.Kernel, S.LoopId);
+    for (const RewriteSite &S : Sites)
+      if (!S.Function.empty())
+        continue;
+      else if (!S.LoopId.empty())
+        Out.push_back({S.Kernel, S.LoopId, ""});
       else if (S.Applicable)
-        Out.emplace_back(S.Kernel, "");
+        Out.push_back({S.Kernel, "", ""});
   }
-  std::vector<std::pair<std::string, std::string>> Unique;
-  for (auto &Sel : Out)
-    if ((Kernel.empty() || Sel.first == Kernel) && !is_contained(Unique, Sel))
+  for (const RewriteSite &S : Sites)
+    if (!S.Function.empty() && S.Applicable &&
+        (Kernel.empty() || isOnlyReachedFrom(S, Kernel)))
+      Out.push_back({"", "", S.Function});
+  std::vector<Selection> Unique;
+  for (Selection &Sel : Out)
+    if ((Kernel.empty() || !Sel.Function.empty() || Sel.Kernel == Kernel) &&
+        !is_contained(Unique, Sel))
       Unique.push_back(std::move(Sel));
   return std::move(Unique);
 }
@@ -111,15 +142,24 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
     return Sites.takeError();
   if (RC.getEdits().empty())
     return Error::success();
-  std::string Key = P.Kernel + "\n" + P.Loop + "\n";
+  std::string Edits;
   for (const clang::tooling::Replacement &E : RC.getEdits())
-    Key += std::to_string(E.getOffset()) + ":" + std::to_string(E.getLength()) +
-           ":" + E.getReplacementText().str() + "\n";
-  if (!SeenEdits.insert(Key).second)
+    Edits += std::to_string(E.getOffset()) + ":" +
+             std::to_string(E.getLength()) + ":" +
+             E.getReplacementText().str() + "\n";
+  if (!SeenEdits
+           .insert(P.Kernel + "\n" + P.Loop + "\n" + P.Function + "\n" + Edits)
+           .second)
+    return Error::success();
+  // A device function whose edits are an earlier option's (it holds all of
+  // a kernel's math) adds nothing.
+  if (!SeenAnyEdits.insert(Edits).second && !P.Function.empty())
     return Error::success();
   RewriteOption O;
   O.Params = P;
-  O.Site = P.Loop.empty() ? P.Kernel : P.Loop;
+  O.Site = !P.Function.empty() ? P.Function
+           : P.Loop.empty()    ? P.Kernel
+                               : P.Loop;
   std::vector<std::string> Details, Assumes;
   for (const RewriteSite &S : *Sites) {
     if (!S.Applicable || !S.Selected)
@@ -140,20 +180,21 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
 }
 
 Error OptionCollector::collect(std::vector<RewriteOption> &Out) {
-  std::vector<std::pair<std::string, std::string>> Order;
+  std::vector<Selection> Order;
   for (const StringMap<std::string> &Values : getValueCombinations(R)) {
     auto Selections = getSelections(Values);
     if (!Selections)
       return Selections.takeError();
-    for (const auto &Sel : *Selections) {
+    for (const Selection &Sel : *Selections) {
       auto It = find(Order, Sel);
       unsigned Index = It - Order.begin();
       if (It == Order.end())
         Order.push_back(Sel);
       RewriteParams P;
       P.Name = R.getName().str();
-      P.Kernel = Sel.first;
-      P.Loop = Sel.second;
+      P.Kernel = Sel.Kernel;
+      P.Loop = Sel.Loop;
+      P.Function = Sel.Function;
       // Only values that differ from the defaults: the shortest --apply text.
       for (const ParamDesc &D : R.getParams())
         if (Values.lookup(D.Key) != D.Default)

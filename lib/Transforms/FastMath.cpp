@@ -1,15 +1,17 @@
 //===- FastMath.cpp - Fast CUDA math intrinsics ---------------------------===//
 //
 // fast-math[:ops=exp+div+...]: in the device code of kernels (their bodies and
-// the main-file __device__ functions they call) replaces float math with the
-// CUDA fast intrinsics:
+// the __device__ functions they reach, called by name or passed as template
+// arguments: DeviceFunctions.h) replaces float math with the CUDA fast
+// intrinsics:
 //   expf -> __expf, exp10f -> __exp10f, logf/log2f/log10f -> __logf/...,
 //   sinf/cosf/tanf/sincosf -> __sinf/..., powf -> __powf,
 //   1/sqrtf(x) -> rsqrtf(x), 1/x -> __frcp_rn(x), x/y -> __fdividef(x, y).
 // Only functions with a real intrinsic are rewritten. Accuracy is judged by the
 // harness against the original, so every float site is legal; double-precision
 // sites, template-dependent overloads, __host__ __device__ functions (host
-// code must not change) and code inside macro expansions are refused.
+// code must not change), functions defined outside the input file and code
+// inside macro expansions are refused.
 //
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
@@ -17,6 +19,7 @@
 #include "FreshName.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
+#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -40,9 +43,8 @@ struct Intrinsic {
 const StringMap<Intrinsic> &getIntrinsics() {
   static const StringMap<Intrinsic> Map = [] {
     StringMap<Intrinsic> M;
-    for (StringRef Op :
-         {"exp", "exp10", "log", "log2", "log10", "sin", "cos", "tan",
-          "sincos", "pow"}) {
+    for (StringRef Op : {"exp", "exp10", "log", "log2", "log10", "sin", "cos",
+                         "tan", "sincos", "pow"}) {
       Intrinsic I{Op.str(), ("__" + Op + "f").str()};
       M[Op] = I;
       M[(Op + "f").str()] = I;
@@ -74,59 +76,28 @@ public:
       Ops.Choices.push_back(Op.str());
     return {Ops};
   }
+  bool reachesDeviceFunctions() const override { return true; }
 
 protected:
   Expected<std::vector<PlannedSite>>
   plan(RewriteContext &RC, const RewriteParams &P) const override;
 };
 
-/// A kernel or a main-file device function it calls, with what selects it.
+/// A kernel, or a device function kernels reach.
 struct DeviceCode {
   const FunctionDecl *Fn;
-  bool IsKernel;
-  std::vector<std::string> Kernels; ///< kernels that reach it, in order
-  bool isReachedFrom(StringRef K) const { return is_contained(Kernels, K); }
+  const DeviceFunction *Callee = nullptr; ///< null for a kernel
 };
 
-/// Kernels, then the __device__ functions with a body in the main file that
-/// they call, directly or not.
-std::vector<DeviceCode> collectDeviceCode(ASTContext &Ctx) {
+/// Kernels, then the device functions they reach (DeviceFunctions.h).
+std::vector<DeviceCode>
+collectDeviceCode(ASTContext &Ctx, const std::vector<DeviceFunction> &Fns) {
   std::vector<DeviceCode> Code;
-  DenseMap<const FunctionDecl *, size_t> Index;
-  for (const FunctionDecl *K : findKernels(Ctx)) {
-    Index[K] = Code.size();
-    Code.push_back({K, true, {}});
-    Code.back().Kernels.push_back(K->getNameAsString());
-  }
-  const SourceManager &SM = Ctx.getSourceManager();
-  struct Finder : RecursiveASTVisitor<Finder> {
-    std::vector<const FunctionDecl *> Callees;
-    bool VisitCallExpr(CallExpr *C) {
-      if (const FunctionDecl *FD = C->getDirectCallee())
-        Callees.push_back(FD);
-      return true;
-    }
-  };
-  for (size_t I = 0; I < Code.size(); ++I) {
-    Finder F;
-    F.TraverseStmt(Code[I].Fn->getBody());
-    for (const FunctionDecl *FD : F.Callees) {
-      if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
-        FD = Pattern;
-      const FunctionDecl *Def = FD->getDefinition();
-      if (!Def || !Def->hasAttr<CUDADeviceAttr>() ||
-          Def->hasAttr<CUDAGlobalAttr>() ||
-          !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getLocation())))
-        continue;
-      auto [It, New] = Index.try_emplace(Def, Code.size());
-      if (New)
-        Code.push_back({Def, false, {}});
-      std::vector<std::string> Callers = Code[I].Kernels;
-      for (const std::string &K : Callers)
-        if (!Code[It->second].isReachedFrom(K))
-          Code[It->second].Kernels.push_back(K);
-    }
-  }
+  for (const FunctionDecl *K : findKernels(Ctx))
+    Code.push_back({K, nullptr});
+  for (const DeviceFunction &DF : Fns)
+    if (DF.HasBody)
+      Code.push_back({DF.Fn, &DF});
   return Code;
 }
 
@@ -166,7 +137,7 @@ public:
               const StringSet<> &Ops, const DeviceCode &DC,
               std::vector<PlannedSite> &Sites)
       : RC(RC), Ctx(RC.getASTContext()), P(P), Ops(Ops), DC(DC), Sites(Sites) {
-    if (DC.IsKernel)
+    if (!DC.Callee)
       LoopIds = getLoopIds(DC.Fn);
   }
 
@@ -196,29 +167,28 @@ SiteVisitor::addSite(const Stmt *S, bool Applicable, const Twine &Detail) {
   Site.Loc = RC.getDiagLoc(S->getBeginLoc());
   Site.Applicable = Applicable;
   Site.ChangesRounding = Applicable;
-  std::string Where;
-  if (DC.IsKernel) {
+  if (!DC.Callee) {
     Site.Kernel = DC.Fn->getNameAsString();
     std::vector<const Stmt *> Loops = getEnclosingLoops(Ctx, S, LoopIds);
     if (!Loops.empty())
       Site.LoopId = LoopIds.lookup(Loops.front());
-    Site.Selected = P.Kernel.empty() || P.Kernel == Site.Kernel;
-    if (!P.Loop.empty())
-      Site.Selected &= any_of(
-          Loops, [&](const Stmt *L) { return LoopIds.lookup(L) == P.Loop; });
+    // loop= selects what any enclosing loop holds.
+    Site.Selected = (P.Kernel.empty() || P.Kernel == Site.Kernel) &&
+                    (P.Function.empty() || P.Function == Site.Kernel) &&
+                    (P.Loop.empty() || any_of(Loops, [&](const Stmt *L) {
+                       return LoopIds.lookup(L) == P.Loop;
+                     }));
   } else {
-    Site.Kernel = DC.Fn->getNameAsString();
-    Where = " (in device function '" + Site.Kernel + "', called from " +
-            join(DC.Kernels, ", ") + ")";
-    Site.Selected =
-        P.Loop.empty() && (P.Kernel.empty() || DC.isReachedFrom(P.Kernel));
+    markDeviceFunctionSite(Site, *DC.Callee, P);
   }
-  Site.Detail = Detail.str() + Where;
+  Site.Detail = Detail.str();
   Sites.emplace_back(std::move(Site), nullptr);
   return Applicable ? &Sites.back().second : nullptr;
 }
 
 std::string SiteVisitor::getBlocker(std::initializer_list<const Expr *> Parts) {
+  if (DC.Callee && !DC.Callee->InMainFile)
+    return getOutsideReason(RC, *DC.Callee);
   if (DC.Fn->hasAttr<CUDAHostAttr>())
     return "'" + DC.Fn->getNameAsString() +
            "' is also compiled for the host (__host__ __device__), and host "
@@ -289,10 +259,10 @@ bool SiteVisitor::VisitBinaryOperator(BinaryOperator *BO) {
         if (isLibraryFunction(FD) && C->getNumArgs() == 1 &&
             (FD->getName() == "sqrtf" || FD->getName() == "sqrt"))
           Sqrt = C;
-  StringRef Op = Sqrt && Ops.count("rsqrt") ? "rsqrt"
+  StringRef Op = Sqrt && Ops.count("rsqrt")     ? "rsqrt"
                  : isOne(L) && Ops.count("rcp") ? "rcp"
-                 : Ops.count("div")              ? "div"
-                                                 : "";
+                 : Ops.count("div")             ? "div"
+                                                : "";
   if (Op.empty())
     return true;
   switch (getPrecision(BO->getType())) {
@@ -303,14 +273,13 @@ bool SiteVisitor::VisitBinaryOperator(BinaryOperator *BO) {
             "double-precision division: fast-math intrinsics are float-only");
     return true;
   case Precision::Dependent:
-    addSite(BO, false,
-            "division whose type depends on a template parameter");
+    addSite(BO, false, "division whose type depends on a template parameter");
     return true;
   case Precision::Other:
     return true; // integer division: not a floating-point site
   }
-  if (Op == "rsqrt" && getPrecision(Sqrt->getArg(0)->getType()) !=
-                           Precision::Float) {
+  if (Op == "rsqrt" &&
+      getPrecision(Sqrt->getArg(0)->getType()) != Precision::Float) {
     addSite(BO, false, "'1/sqrt' of a double: rsqrtf would lose precision");
     return true;
   }
@@ -373,9 +342,24 @@ Expected<std::vector<Rewrite::PlannedSite>>
 FastMath::plan(RewriteContext &RC, const RewriteParams &P) const {
   StringSet<> Ops = parseOps(P);
   std::vector<SiteVisitor::PlannedSite> Found;
-  for (const DeviceCode &DC : collectDeviceCode(RC.getASTContext())) {
+  std::vector<DeviceFunction> Fns = findDeviceFunctions(RC.getASTContext());
+  for (const DeviceCode &DC : collectDeviceCode(RC.getASTContext(), Fns)) {
     SiteVisitor V(RC, P, Ops, DC, Found);
     V.TraverseStmt(DC.Fn->getBody());
+  }
+  // A function passed as a template argument whose body is not in the
+  // translation unit: its math cannot be seen, which is worth saying.
+  for (const DeviceFunction &DF : Fns) {
+    if (DF.HasBody)
+      continue;
+    RewriteSite Site;
+    Site.Loc = RC.getDiagLoc(DF.Fn->getLocation());
+    markDeviceFunctionSite(Site, DF, P);
+    Site.Detail = "'" + DF.Name + "' is passed as template argument '" +
+                  DF.TemplateParam + "' of " + join(DF.ReachedFrom, ", ") +
+                  " but not defined in this translation unit: its math "
+                  "cannot be seen";
+    Found.emplace_back(std::move(Site), nullptr);
   }
   std::vector<PlannedSite> Sites;
   for (auto &[Site, Edit] : Found)

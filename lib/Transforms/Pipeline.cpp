@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - Apply rewrites to a file ----------------------------===//
 #include "astra/Transforms/Pipeline.h"
+#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/Kernels.h"
 #include "astra/Frontend/Parse.h"
 #include "astra/Transforms/Enumerate.h"
@@ -11,9 +12,31 @@ using namespace clang;
 
 namespace astra {
 
-/// Checks that the kernel and loop the user named exist.
+/// Checks that the function the user named is a kernel or a device
+/// function a kernel reaches.
+static Error checkFunction(ASTContext &Ctx, StringRef FileName,
+                           const RewriteParams &P) {
+  std::vector<std::string> Kernels, Functions;
+  for (const FunctionDecl *K : findKernels(Ctx))
+    Kernels.push_back(K->getNameAsString());
+  for (const DeviceFunction &DF : findDeviceFunctions(Ctx))
+    if (!is_contained(Functions, DF.Name))
+      Functions.push_back(DF.Name);
+  if (is_contained(Kernels, P.Function) || is_contained(Functions, P.Function))
+    return Error::success();
+  return makeInputError(
+      DiagLoc{FileName.str()},
+      "unknown function '" + P.Function +
+          "'; device functions reached from the kernels: " +
+          (Functions.empty() ? "none" : join(Functions, ", ")) +
+          "; kernels: " + (Kernels.empty() ? "none" : join(Kernels, ", ")));
+}
+
+/// Checks that the kernel, loop or function the user named exist.
 static Error checkSelection(ASTContext &Ctx, StringRef FileName,
                             const RewriteParams &P) {
+  if (!P.Function.empty())
+    return checkFunction(Ctx, FileName, P);
   if (P.Kernel.empty())
     return Error::success();
   std::vector<std::string> Names;
@@ -60,8 +83,8 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
     std::vector<std::string> Names;
     for (const auto &X : getRewrites())
       Names.push_back(X->getName().str());
-    return makeInputError("unknown rewrite '" + P.Name + "'; known: " +
-                          join(Names, ", "));
+    return makeInputError("unknown rewrite '" + P.Name +
+                          "'; known: " + join(Names, ", "));
   }
   ApplyResult Result;
   tooling::Replacements Edits;
@@ -88,17 +111,41 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
       OS << " to loop " << P.Loop;
     else if (!P.Kernel.empty())
       OS << " to kernel " << P.Kernel;
+    else if (!P.Function.empty())
+      OS << " to function " << P.Function;
     unsigned Shown = 0;
     for (const RewriteSite &S : Result.Sites) {
       if (!S.Selected)
         continue;
       OS << "\n";
-      printDiag(OS, S.Loc, "note", S.Detail);
+      printDiag(OS, S.Loc, "note",
+                S.Function.empty()
+                    ? S.Detail
+                    : "in device function '" + S.Function + "' (reached from " +
+                          join(S.ReachedFrom, ", ") + "): " + S.Detail);
       Msg.pop_back(); // printDiag ends with a newline
       ++Shown;
     }
     if (!Shown)
       OS << ": no candidate site found";
+    // kernel=K leaves out the device functions K shares with other kernels:
+    // point at them.
+    std::vector<std::string> Shared;
+    for (const RewriteSite &S : Result.Sites) {
+      if (P.Kernel.empty() || !P.Loop.empty() || S.Selected || !S.Applicable ||
+          S.Function.empty() || is_contained(Shared, S.Function) ||
+          none_of(S.ReachedFrom,
+                  [&](StringRef K) { return K.split('<').first == P.Kernel; }))
+        continue;
+      Shared.push_back(S.Function);
+      OS << "\n";
+      printDiag(OS, S.Loc, "note",
+                "device function '" + S.Function + "', which " + P.Kernel +
+                    " calls, has sites but other kernels reach it too (" +
+                    join(S.ReachedFrom, ", ") +
+                    "): select it with function=" + S.Function);
+      Msg.pop_back();
+    }
     return makeInputError(DiagLoc{FileName.str()}, Msg);
   }
   Expected<std::string> NewCode = applyEdits(Code, Edits);

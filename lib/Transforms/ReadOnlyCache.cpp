@@ -474,8 +474,7 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
       RewriteSite Site;
       Site.Kernel = Kernel;
       Site.Loc = RC.getDiagLoc(PVD->getLocation());
-      Site.Selected =
-          P.Loop.empty() && (P.Kernel.empty() || P.Kernel == Kernel);
+      Site.Selected = isSelected(P, Kernel, "");
       auto Refuse = [&](const Twine &Why) {
         Site.Detail = ("'" + Name + "': " + Why).str();
         Sites.push_back({Site, nullptr});

@@ -25,6 +25,7 @@ Error Rewrite::checkParams(const RewriteParams &P) const {
       Names.push_back(D.Key);
     Names.push_back("kernel");
     Names.push_back("loop");
+    Names.push_back("function");
     return makeInputError("rewrite '" + getName() + "': unknown parameter '" +
                           KV.getKey() + "'; parameters: " + join(Names, ", "));
   }

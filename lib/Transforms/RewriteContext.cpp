@@ -29,10 +29,17 @@ Expected<RewriteParams> RewriteParams::parse(StringRef Text) {
       P.Kernel = Value.str();
     else if (Key == "loop")
       P.Loop = Value.str();
+    else if (Key == "function")
+      P.Function = Value.str();
     else if (!P.Values.try_emplace(Key, Value.str()).second)
       return makeInputError("--apply=" + Text + ": parameter '" + Key +
                             "' given twice");
   }
+  // A function is one place: the kernels that call it do not narrow it.
+  if (!P.Function.empty() && (!P.Kernel.empty() || !P.Loop.empty()))
+    return makeInputError("--apply=" + Text +
+                          ": function= selects a whole function and goes "
+                          "without kernel= and loop=");
   // A loop id names its kernel.
   if (!P.Loop.empty() && P.Kernel.empty())
     P.Kernel = StringRef(P.Loop).rsplit(':').first.str();
@@ -63,7 +70,11 @@ StringRef RewriteContext::getText(SourceRange R) const {
 DiagLoc RewriteContext::getDiagLoc(SourceLocation Loc) const {
   const SourceManager &SM = getSourceManager();
   SourceLocation L = SM.getFileLoc(Loc);
-  return DiagLoc{FileName, SM.getSpellingLineNumber(L),
+  // A site in a project header (a device function defined there) names it.
+  std::string File =
+      L.isValid() && !SM.isWrittenInMainFile(L) ? SM.getFilename(L).str()
+                                                : FileName;
+  return DiagLoc{File, SM.getSpellingLineNumber(L),
                  SM.getSpellingColumnNumber(L)};
 }
 

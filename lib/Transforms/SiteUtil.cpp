@@ -1,5 +1,6 @@
 //===- SiteUtil.cpp - Where a rewrite looks, and what it may edit --------===//
 #include "SiteUtil.h"
+#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -13,7 +14,25 @@ namespace astra {
 
 bool isSelected(const RewriteParams &P, StringRef Kernel, StringRef LoopId) {
   return (P.Kernel.empty() || P.Kernel == Kernel) &&
+         (P.Function.empty() || P.Function == Kernel) &&
          (P.Loop.empty() || P.Loop == LoopId);
+}
+
+void markDeviceFunctionSite(RewriteSite &Site, const DeviceFunction &DF,
+                            const RewriteParams &P) {
+  Site.Kernel.clear();
+  Site.Function = DF.Name;
+  Site.ReachedFrom = DF.ReachedFrom;
+  Site.Selected = P.Loop.empty() &&
+                  (P.Function.empty() || P.Function == DF.Name) &&
+                  (P.Kernel.empty() || DF.isOnlyReachedFrom(P.Kernel));
+}
+
+std::string getOutsideReason(const RewriteContext &RC,
+                             const DeviceFunction &DF) {
+  return "'" + DF.Name + "' is defined in '" +
+         RC.getDiagLoc(DF.Fn->getLocation()).File +
+         "', not in the input file: rewrites edit only the input file";
 }
 
 DenseMap<const Stmt *, std::string> getLoopIds(const FunctionDecl *Kernel) {

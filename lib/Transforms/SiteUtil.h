@@ -13,10 +13,24 @@
 
 namespace astra {
 
-/// Whether the kernel/loop filter of \p P selects a site. A site outside any
-/// loop is deselected by a loop filter.
+struct DeviceFunction;
+
+/// Whether the kernel/loop/function filter of \p P selects a site in the
+/// body of kernel \p Kernel (`function=` naming the kernel selects its body).
+/// A site outside any loop is deselected by a loop filter.
 bool isSelected(const RewriteParams &P, llvm::StringRef Kernel,
                 llvm::StringRef LoopId);
+
+/// Fills Function and ReachedFrom of \p Site, a site in the body of \p DF,
+/// and whether \p P selects it: `function=` naming DF, or `kernel=K` when K
+/// is the only kernel that reaches DF (an edit there changes no other
+/// kernel); never `loop=` (the loops of device functions are not numbered).
+void markDeviceFunctionSite(RewriteSite &Site, const DeviceFunction &DF,
+                            const RewriteParams &P);
+
+/// Why the body of \p DF cannot be edited: it lies outside the input file.
+std::string getOutsideReason(const RewriteContext &RC,
+                             const DeviceFunction &DF);
 
 /// Loop id (`k:L<n>`) of every loop in a kernel's body.
 llvm::DenseMap<const clang::Stmt *, std::string>

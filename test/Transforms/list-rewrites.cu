@@ -43,6 +43,7 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // JSON-NEXT:   "factor": "4",
 // JSON-NEXT:   "mode": "pragma"
 // JSON-NEXT: },
+// JSON-NEXT: "reached_from": [],
 // JSON-NEXT: "reassociates_float": false,
 // JSON-NEXT: "rewrite": "unroll"
 // JSON:      "rewrite": "vectorize-loads"
@@ -50,6 +51,7 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // JSON:      "params": {
 // JSON-NEXT:   "assume-noalias": "1"
 // JSON-NEXT: },
+// JSON-NEXT: "reached_from": [],
 // JSON-NEXT: "reassociates_float": false,
 // JSON-NEXT: "rewrite": "read-only-cache"
 // JSON:      "applies": true,
@@ -58,6 +60,7 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // JSON-NEXT: "col": 14,
 // JSON-NEXT: "detail": "x/y -> __fdividef(x, y)",
 // JSON-NEXT: "file": "{{.*}}list-rewrites.cu",
+// JSON-NEXT: "function": null,
 // JSON-NEXT: "kernel": "scale",
 // JSON-NEXT: "line": 12,
 // JSON-NEXT: "loop": "scale:L0",

@@ -7,6 +7,8 @@
 //   [ [reassociates float arithmetic]|[changes rounding]]
 //   file:line:col: <rewrite>[:k=v,...] <kernel> [<loop id>]: does not apply:
 //   <why>
+// where a site in a device function shows, instead of <kernel>,
+//   function=<name> (reached from <kernel or instantiation>, ...)
 // --list-options: every option the search agent enumerates, one line each
 //   file:line:col: <--apply text>: <what>[ [changes rounding]]
 //   [ [reassociates float arithmetic]][ [assumes: ..]]
@@ -20,6 +22,7 @@
 #include "astra/Support/Output.h"
 #include "astra/Transforms/Enumerate.h"
 #include "astra/Transforms/Pipeline.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -77,7 +80,12 @@ static std::string formatSitesText(const std::vector<SiteListing> &All) {
   for (const SiteListing &L : All) {
     for (const RewriteSite &S : L.Sites) {
       OS << S.Loc.File << ':' << S.Loc.Line << ':' << S.Loc.Col << ": "
-         << formatValues(L.Params) << ' ' << S.Kernel;
+         << formatValues(L.Params) << ' ';
+      if (S.Function.empty())
+        OS << S.Kernel;
+      else
+        OS << "function=" << S.Function << " (reached from "
+           << join(S.ReachedFrom, ", ") << ')';
       if (!S.LoopId.empty())
         OS << ' ' << S.LoopId;
       OS << (S.Applicable ? ": applies: " : ": does not apply: ") << S.Detail;
@@ -99,7 +107,11 @@ static std::string formatSitesJson(const std::vector<SiteListing> &All) {
       Arr.push_back(json::Object{
           {"rewrite", L.Params.Name},
           {"params", formatParams(L.Params)},
-          {"kernel", S.Kernel},
+          {"kernel",
+           S.Kernel.empty() ? json::Value(nullptr) : json::Value(S.Kernel)},
+          {"function",
+           S.Function.empty() ? json::Value(nullptr) : json::Value(S.Function)},
+          {"reached_from", json::Array(S.ReachedFrom)},
           {"loop",
            S.LoopId.empty() ? json::Value(nullptr) : json::Value(S.LoopId)},
           {"file", S.Loc.File},

@@ -20,8 +20,9 @@ using namespace astra;
 
 static cl::list<std::string>
     Apply("apply",
-          cl::desc("Apply a rewrite: <name>[:key=value,...]; keys kernel= and "
-                   "loop= select where (repeatable, applied in order)"),
+          cl::desc("Apply a rewrite: <name>[:key=value,...]; keys kernel=, "
+                   "loop= and function= select where (repeatable, applied "
+                   "in order)"),
           cl::value_desc("rewrite"), cl::cat(AstraCategory));
 
 static cl::opt<bool> PrintPaths(
@@ -42,7 +43,9 @@ static std::string getRewritesHelp() {
     for (const ParamDesc &P : R->getParams())
       OS << "      " << P.Key << "=" << P.Default << "  " << P.Help << "\n";
   }
-  OS << "  Every rewrite also takes kernel=<name> and loop=<kernel>:L<n>.\n";
+  OS << "  Every rewrite also takes kernel=<name> (its body and the device "
+        "functions\n  only it reaches), loop=<kernel>:L<n>, or function=<name> "
+        "(one device\n  function, whichever kernels call it).\n";
   return S;
 }
 

@@ -82,7 +82,7 @@ TEST(ParamDescTest, CheckParamsNamesUnknownKeys) {
   ASSERT_TRUE(static_cast<bool>(P)) << toString(P.takeError());
   EXPECT_EQ(errorOf(R->checkParams(*P)),
             "rewrite 'unroll': unknown parameter 'width'; parameters: mode, "
-            "factor, kernel, loop");
+            "factor, kernel, loop, function");
   P = RewriteParams::parse("unroll:mode=auto");
   ASSERT_TRUE(static_cast<bool>(P)) << toString(P.takeError());
   EXPECT_EQ(errorOf(R->checkParams(*P)),
@@ -106,11 +106,28 @@ TEST(EnumerateTest, ValueCombinationsFirstParameterSlowest) {
 }
 
 TEST(EnumerateTest, FormatRoundTrips) {
-  for (const char *Text : {"unroll:loop=k:L0,factor=8,mode=manual",
-                           "fast-math:kernel=k,ops=all", "hoist-invariant"}) {
+  for (const char *Text :
+       {"unroll:loop=k:L0,factor=8,mode=manual", "fast-math:kernel=k,ops=all",
+        "fast-math:function=silu,ops=exp", "hoist-invariant"}) {
     Expected<RewriteParams> P = RewriteParams::parse(Text);
     ASSERT_TRUE(static_cast<bool>(P)) << toString(P.takeError());
     EXPECT_EQ(formatRewriteParams(*P), Text);
+  }
+}
+
+TEST(EnumerateTest, FunctionGoesAlone) {
+  Expected<RewriteParams> P = RewriteParams::parse("fast-math:function=silu");
+  ASSERT_TRUE(static_cast<bool>(P)) << toString(P.takeError());
+  EXPECT_EQ(P->Function, "silu");
+  EXPECT_TRUE(P->Kernel.empty());
+  for (const char *Text :
+       {"fast-math:function=silu,kernel=k", "unroll:loop=k:L0,function=f"}) {
+    Expected<RewriteParams> Bad = RewriteParams::parse(Text);
+    ASSERT_FALSE(static_cast<bool>(Bad));
+    EXPECT_EQ(errorOf(Bad.takeError()),
+              std::string("--apply=") + Text +
+                  ": function= selects a whole function and goes without "
+                  "kernel= and loop=");
   }
 }
 

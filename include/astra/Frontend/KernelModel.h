@@ -252,8 +252,11 @@ struct KernelInfo {
   /// Other CUDA intrinsics already used: __ldg, __expf, __fdividef, ...
   std::vector<CallInfo> Intrinsics;
   /// Device functions of the user's code (the main file and project
-  /// headers, not system headers) called (directly or not) by the kernel; their math calls, barriers and intrinsics are listed above with
-  /// Function set. Global accesses are tracked in the kernel body only.
+  /// headers, not system headers) called (directly or not) by the kernel,
+  /// or by its instantiations through template arguments (DeviceFunctions.h;
+  /// their calls have no LoopId); their math calls, barriers and intrinsics
+  /// are listed above with Function set. Global accesses are tracked in the
+  /// kernel body only.
   std::vector<std::string> DeviceCalls;
 
   bool isTemplate() const { return !TemplateParams.empty(); }

@@ -18,9 +18,11 @@ namespace astra {
 
 /// One applicable way to run one rewrite at one site.
 struct RewriteOption {
-  /// Name, site selection (kernel=, loop=) and the rewrite's own values.
+  /// Name, site selection (kernel=, loop=, function=) and the rewrite's own
+  /// values.
   RewriteParams Params;
-  /// Where: the loop id (`rmsnorm:L0`) or the kernel's source name.
+  /// Where: the loop id (`rmsnorm:L0`), the kernel's source name or the
+  /// device function's name.
   std::string Site;
   DiagLoc Loc;
   /// What it would do there.
@@ -50,7 +52,12 @@ std::string formatRewriteParams(const RewriteParams &P);
 /// Every applicable option of every rewrite in \p Code, restricted to the
 /// kernel with source name \p Kernel when given, in a stable order (catalogue
 /// order, then source order of sites, then parameter values). A site is a
-/// loop or a kernel (Rewrite::getScope()); every parameter value of
+/// loop or a kernel (Rewrite::getScope()), or a device function
+/// (`function=`) for rewrites that reach them; restricted to \p Kernel, only
+/// the device functions no other kernel reaches (a plan for one kernel
+/// changes no other), and a function option that edits exactly what an
+/// earlier option does (all of a kernel's math) is left out. Every parameter
+/// value of
 /// getValueCombinations() is analysed on its own, and each option is checked
 /// by editing with exactly its Params. Params spells out the parameters whose
 /// value differs from the default (the shortest `--apply` text). A

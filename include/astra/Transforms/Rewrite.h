@@ -29,12 +29,16 @@ namespace astra {
 struct IndentStyle;
 
 /// Parameters of one application, parsed from
-/// `--apply=<name>[:key=value,...]`. `kernel` and `loop` are common to all
-/// rewrites and select where it applies; the others are the rewrite's own.
+/// `--apply=<name>[:key=value,...]`. `kernel`, `loop` and `function` are
+/// common to all rewrites and select where it applies; the others are the
+/// rewrite's own. `kernel=K` selects K's body and the device functions that
+/// only K reaches; `function=F` the body of the device function (or kernel)
+/// F alone, whoever calls it. `function=` goes with neither of the others.
 struct RewriteParams {
   std::string Name;
-  std::string Kernel; ///< restrict to this kernel (source name), or empty
-  std::string Loop;   ///< restrict to this loop id (`k:L0`), or empty
+  std::string Kernel;   ///< restrict to this kernel (source name), or empty
+  std::string Loop;     ///< restrict to this loop id (`k:L0`), or empty
+  std::string Function; ///< restrict to this function's body, or empty
   llvm::StringMap<std::string> Values;
 
   /// Parses `name[:k=v,...]`. Errors name the offending part.
@@ -76,8 +80,17 @@ llvm::StringRef getParamKindName(RewriteParamKind K);
 
 /// A place a rewrite looked at.
 struct RewriteSite {
+  /// The kernel whose body holds the site; empty for a site in a device
+  /// function (then Function is set).
   std::string Kernel;
   std::string LoopId; ///< empty when the site is not a loop
+  /// The device function whose body holds the site (its `function=` name),
+  /// or empty for a site in a kernel body.
+  std::string Function;
+  /// For a site in a device function: the kernels that reach it, by source
+  /// name, or by instantiation (`act_and_mul<silu>`) when only some
+  /// instantiations reach it (through a template argument).
+  std::vector<std::string> ReachedFrom;
   DiagLoc Loc;
   bool Applicable = false;
   bool Selected = true; ///< matched the kernel/loop filter
@@ -158,6 +171,9 @@ public:
   /// expressions or parameters spread over a kernel).
   enum class Scope { Loop, Kernel };
   virtual Scope getScope() const { return Scope::Kernel; }
+  /// Whether it has sites in device functions (RewriteSite::Function), which
+  /// a search also selects one by one (`function=`).
+  virtual bool reachesDeviceFunctions() const { return false; }
 
   /// Fails when \p P names a parameter this rewrite does not declare or
   /// gives one a value outside its allowed values.

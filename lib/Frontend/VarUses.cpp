@@ -2,6 +2,7 @@
 #include "astra/Frontend/VarUses.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -37,6 +38,11 @@ struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
     OverloadedOperatorKind K = C->getOperator();
+    if (K == OO_Amp && C->getNumArgs() == 1)
+      if (const VarDecl *VD = getIndexVar(C->getArg(0))) {
+        W.Modified.insert(VD);
+        W.AddressTaken.insert(VD);
+      }
     if (C->getNumArgs() >= 1 &&
         (C->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus))
       assign(C->getArg(0),
@@ -47,6 +53,56 @@ struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
   }
 };
 } // namespace
+
+UseKind classifyUse(ASTContext &Ctx, const Expr *E) {
+  const Expr *Cur = E;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return UseKind::Escape;
+    if (const auto *P = Parents[0].get<ParenExpr>()) {
+      Cur = P;
+      continue;
+    }
+    if (const auto *Cast = Parents[0].get<ImplicitCastExpr>()) {
+      if (Cast->getCastKind() == CK_LValueToRValue)
+        return UseKind::Read;
+      if (Cast->getCastKind() == CK_NoOp) {
+        Cur = Cast;
+        continue;
+      }
+      return UseKind::Escape;
+    }
+    // An index is read by value (in template code it has no implicit load).
+    if (const auto *Sub = Parents[0].get<ArraySubscriptExpr>())
+      return Sub->getIdx() == Cur ? UseKind::Read : UseKind::Escape;
+    if (const auto *UO = Parents[0].get<UnaryOperator>())
+      return UO->isIncrementDecrementOp() ? UseKind::Write : UseKind::Escape;
+    if (const auto *BO = Parents[0].get<BinaryOperator>())
+      return BO->isAssignmentOp() && BO->getLHS() == Cur ? UseKind::Write
+                                                         : UseKind::Escape;
+    return UseKind::Escape;
+  }
+}
+
+namespace {
+struct EscapeCollector : RecursiveASTVisitor<EscapeCollector> {
+  ASTContext &Ctx;
+  VarUses &W;
+  EscapeCollector(ASTContext &Ctx, VarUses &W) : Ctx(Ctx), W(W) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (V && V->hasLocalStorage() && classifyUse(Ctx, E) == UseKind::Escape)
+      W.Escaped.insert(V);
+    return true;
+  }
+};
+} // namespace
+
+void VarUses::collectEscapes(ASTContext &Ctx, const Stmt *S) {
+  EscapeCollector C(Ctx, *this);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+}
 
 void VarUses::collect(const Stmt *S) {
   WriteCollector C(*this);

@@ -1,4 +1,4 @@
-//===- LoopFormTest.cpp - Loop headers and variable writes on small ASTs --===//
+//===- LoopFormTest.cpp - Loop headers on small ASTs ----------------------===//
 #include "astra/Frontend/LoopForm.h"
 #include "CudaSnippet.h"
 #include "astra/Frontend/VarUses.h"
@@ -168,47 +168,6 @@ TEST_F(LoopFormTest, TemplateOperators) {
   LoopForm T = form("t");
   EXPECT_EQ(T.Cmp, BO_LT);
   EXPECT_EQ(T.Partition, LoopPartition::Block);
-}
-
-TEST_F(LoopFormTest, VarUsesRecordsWritesAndAddresses) {
-  parse("int f(int a, int b) {\n"
-        "  int c = a; int d = 0; int e = 1; int g = 2;\n"
-        "  d += b; ++e; int *p = &g;\n"
-        "  return c;\n"
-        "}\n"
-        "int h(int a) { int c = a; c = 3; return c; }\n");
-  test::FunctionParts P = parts("f");
-  ASSERT_NE(P.Decl, nullptr);
-  VarUses W(P.Decl->getBody());
-  auto Var = [&](llvm::StringRef Name) {
-    const VarDecl *Found = nullptr;
-    for (const Stmt *S : cast<CompoundStmt>(P.Decl->getBody())->body())
-      if (const auto *DS = dyn_cast<DeclStmt>(S))
-        for (const Decl *D : DS->decls())
-          if (const auto *V = dyn_cast<VarDecl>(D); V && V->getName() == Name)
-            Found = V;
-    EXPECT_NE(Found, nullptr) << Name.str();
-    return Found;
-  };
-  EXPECT_FALSE(W.isModified(Var("c")));
-  EXPECT_TRUE(W.isModified(Var("d")));
-  EXPECT_EQ(W.Assigned.lookup(Var("d")).size(), 1u);
-  EXPECT_TRUE(W.isModified(Var("e")));
-  EXPECT_TRUE(W.Assigned.lookup(Var("e")).empty());
-  EXPECT_TRUE(W.isModified(Var("g")));
-  EXPECT_TRUE(W.AddressTaken.count(Var("g")));
-  EXPECT_FALSE(W.AddressTaken.count(Var("d")));
-  // An unchanged local stands for its initialiser; a parameter is not
-  // followed further.
-  const auto *A = dyn_cast<DeclRefExpr>(resolveValue(P.Returns.front(), W));
-  ASSERT_NE(A, nullptr);
-  EXPECT_EQ(A->getDecl()->getName(), "a");
-  // An assigned one stands for itself.
-  test::FunctionParts H = parts("h");
-  VarUses HW(H.Decl->getBody());
-  const auto *C = dyn_cast<DeclRefExpr>(resolveValue(H.Returns.front(), HW));
-  ASSERT_NE(C, nullptr);
-  EXPECT_EQ(C->getDecl()->getName(), "c");
 }
 
 } // namespace

@@ -117,6 +117,12 @@ const VarDecl *getReferencedVar(const Expr *E) {
   return nullptr;
 }
 
+const VarDecl *getIndexVar(const Expr *E) {
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E)))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
 std::string getCalleeName(const CallExpr *Call) {
   if (const FunctionDecl *FD = Call->getDirectCallee())
     return FD->getDeclName().getAsString();

@@ -1,5 +1,6 @@
 //===- ModelAccesses.cpp - Pointer roots and index strides ----------------===//
 #include "ModelBody.h"
+#include "astra/Frontend/VarUses.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -19,38 +20,8 @@ static const Expr *getFixedInit(const VarDecl *V, const Stmt *Scope) {
   return V->getInit();
 }
 
-namespace {
-/// Finds writes to one variable: assignments, ++/--, address taken.
-class AssignFinder : public RecursiveASTVisitor<AssignFinder> {
-public:
-  explicit AssignFinder(const VarDecl *V) : V(V) {}
-  bool VisitStmt(Stmt *S) {
-    const auto *E = dyn_cast<Expr>(S);
-    if (!E)
-      return true;
-    BinaryOperatorKind BOp;
-    UnaryOperatorKind UOp;
-    const Expr *LHS, *RHS, *Sub;
-    if (matchBinary(E, BOp, LHS, RHS) && BinaryOperator::isAssignmentOp(BOp) &&
-        getReferencedVar(LHS) == V)
-      Found = true;
-    else if (matchUnary(E, UOp, Sub) &&
-             (UnaryOperator::isIncrementDecrementOp(UOp) || UOp == UO_AddrOf) &&
-             getReferencedVar(Sub) == V)
-      Found = true;
-    return !Found;
-  }
-  const VarDecl *V;
-  bool Found = false;
-};
-} // namespace
-
 static bool isAssigned(const VarDecl *V, const Stmt *Scope) {
-  if (!Scope)
-    return true;
-  AssignFinder F(V);
-  F.TraverseStmt(const_cast<Stmt *>(Scope));
-  return F.Found;
+  return !Scope || VarUses(Scope).isModified(V);
 }
 
 static const Stmt *getBody(const VarDecl *V) {

@@ -36,10 +36,11 @@ public:
   void run() {
     const Stmt *Body = Kernel->getBody();
     std::vector<const Stmt *> Loops = collectLoops(Body);
+    VarUses Writes(Body);
     for (unsigned I = 0; I < Loops.size(); ++I) {
       LoopFacts F;
       F.S = Loops[I];
-      LoopInfo L = describeLoop(Src, F.S, F.IV);
+      LoopInfo L = describeLoop(Src, F.S, Writes, F.IV);
       L.Id = makeLoopId(K.Name, I);
       K.Loops.push_back(std::move(L));
       Facts.push_back(F);

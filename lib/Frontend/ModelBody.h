@@ -11,6 +11,7 @@
 
 #include "ModelSource.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Frontend/VarUses.h"
 #include "clang/AST/Decl.h"
 #include <optional>
 
@@ -21,21 +22,11 @@ namespace astra {
 void analyzeKernelBody(const ModelSource &Src, const clang::FunctionDecl *FD,
                        KernelInfo &K);
 
-/// Describes loop \p S (Id, ParentId and Depth are left to the caller); sets
-/// \p IV to its induction variable when one is recognised.
+/// Describes loop \p S (Id, ParentId and Depth are left to the caller) from
+/// its LoopForm; \p Writes are those of the kernel body. Sets \p IV to its
+/// induction variable when one is recognised.
 LoopInfo describeLoop(const ModelSource &Src, const clang::Stmt *S,
-                      const clang::VarDecl *&IV);
-
-/// Iterations of `for (iv = Init; iv Cmp Bound; iv += Step)`, or none.
-std::optional<int64_t> computeTripCount(int64_t Init, int64_t Bound,
-                                        int64_t Step, llvm::StringRef Cmp);
-
-/// Iterations of `for (iv = Init; iv Cmp Bound; iv = iv Op K)` for a
-/// geometric update (Op is BO_Mul, BO_Div, BO_Shl or BO_Shr), found by
-/// stepping through it; none when it does not end within a few thousand.
-std::optional<int64_t> simulateTripCount(int64_t Init, int64_t Bound,
-                                         clang::BinaryOperatorKind Op,
-                                         int64_t K, llvm::StringRef Cmp);
+                      const VarUses &Writes, const clang::VarDecl *&IV);
 
 /// Where a pointer expression comes from.
 struct PointerRoot {

@@ -100,6 +100,7 @@ json::Value toJSON(const LoopInfo &L) {
                                                : json::Value(L.ParentId)},
                  {"depth", L.Depth},
                  {"from_macro", L.FromMacro}};
+  O["dim"] = L.Dim.empty() ? json::Value(nullptr) : json::Value(L.Dim);
   O["trip_count"] =
       L.TripCount ? json::Value(*L.TripCount) : json::Value(nullptr);
   addLoc(O, L.Loc);

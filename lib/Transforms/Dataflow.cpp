@@ -12,80 +12,11 @@ using namespace clang;
 
 namespace astra {
 
-//===----------------------------------------------------------------------===//
-// Uses of variables
-//===----------------------------------------------------------------------===//
-
-UseKind classifyUse(ASTContext &Ctx, const Expr *E) {
-  const Expr *Cur = E;
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(*Cur);
-    if (Parents.size() != 1)
-      return UseKind::Escape;
-    if (const auto *P = Parents[0].get<ParenExpr>()) {
-      Cur = P;
-      continue;
-    }
-    if (const auto *Cast = Parents[0].get<ImplicitCastExpr>()) {
-      if (Cast->getCastKind() == CK_LValueToRValue)
-        return UseKind::Read;
-      if (Cast->getCastKind() == CK_NoOp) {
-        Cur = Cast;
-        continue;
-      }
-      return UseKind::Escape;
-    }
-    // An index is read by value (in template code it has no implicit load).
-    if (const auto *Sub = Parents[0].get<ArraySubscriptExpr>())
-      return Sub->getIdx() == Cur ? UseKind::Read : UseKind::Escape;
-    if (const auto *UO = Parents[0].get<UnaryOperator>())
-      return UO->isIncrementDecrementOp() ? UseKind::Write : UseKind::Escape;
-    if (const auto *BO = Parents[0].get<BinaryOperator>())
-      return BO->isAssignmentOp() && BO->getLHS() == Cur ? UseKind::Write
-                                                         : UseKind::Escape;
-    return UseKind::Escape;
-  }
-}
-
-namespace {
-class UseCollector : public RecursiveASTVisitor<UseCollector> {
-public:
-  UseCollector(ASTContext &Ctx, SourceRange Region,
-               SmallPtrSetImpl<const VarDecl *> &Changed,
-               SmallPtrSetImpl<const VarDecl *> &Escaped)
-      : Ctx(Ctx), Region(Region), Changed(Changed), Escaped(Escaped) {}
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    const auto *V = dyn_cast<VarDecl>(E->getDecl());
-    if (!V || !V->hasLocalStorage())
-      return true;
-    UseKind K = classifyUse(Ctx, E);
-    if (K == UseKind::Escape)
-      Escaped.insert(V);
-    else if (K == UseKind::Write && inRegion(E->getBeginLoc()))
-      Changed.insert(V);
-    return true;
-  }
-  bool inRegion(SourceLocation L) const {
-    const SourceManager &SM = Ctx.getSourceManager();
-    L = SM.getExpansionLoc(L);
-    return !SM.isBeforeInTranslationUnit(
-               L, SM.getExpansionLoc(Region.getBegin())) &&
-           !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Region.getEnd()),
-                                         L);
-  }
-
-private:
-  ASTContext &Ctx;
-  SourceRange Region;
-  SmallPtrSetImpl<const VarDecl *> &Changed, &Escaped;
-};
-} // namespace
-
 ChangedVars::ChangedVars(ASTContext &Ctx, const FunctionDecl *Fn,
                          const Stmt *RegionStmt)
-    : SM(Ctx.getSourceManager()), Region(RegionStmt->getSourceRange()) {
-  UseCollector C(Ctx, Region, Changed, Escaped);
-  C.TraverseStmt(Fn->getBody());
+    : SM(Ctx.getSourceManager()), Region(RegionStmt->getSourceRange()),
+      InRegion(RegionStmt) {
+  InFunction.collectEscapes(Ctx, Fn->getBody());
 }
 
 bool ChangedVars::isDeclaredInside(const VarDecl *V) const {

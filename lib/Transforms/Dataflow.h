@@ -6,6 +6,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_DATAFLOW_H
 #define ASTRA_LIB_TRANSFORMS_DATAFLOW_H
 
+#include "astra/Frontend/VarUses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -18,31 +19,25 @@ namespace astra {
 std::vector<const clang::DeclRefExpr *> findRefs(const clang::Stmt *S,
                                                  const clang::VarDecl *V);
 
-/// How an expression naming a variable is used.
-enum class UseKind {
-  Read,   ///< its value is loaded
-  Write,  ///< assigned, compound-assigned, incremented or decremented
-  Escape, ///< address taken, bound to a reference, or something not analysed
-};
-UseKind classifyUse(clang::ASTContext &Ctx, const clang::Expr *E);
-
 /// Which local variables and parameters of a function may change while a
 /// statement (a loop) runs: written inside it, or escaped anywhere in the
-/// function (their address is taken, so any store may change them).
+/// function (their address is taken, so any store may change them). Both
+/// facts come from VarUses.
 class ChangedVars {
 public:
   ChangedVars(clang::ASTContext &Ctx, const clang::FunctionDecl *Fn,
               const clang::Stmt *Region);
   bool mayChange(const clang::VarDecl *V) const {
-    return Changed.count(V) || Escaped.count(V);
+    return InRegion.isModified(V) || InFunction.Escaped.count(V);
   }
   /// Whether \p V is declared inside the region (fresh each iteration).
   bool isDeclaredInside(const clang::VarDecl *V) const;
 
 private:
-  llvm::SmallPtrSet<const clang::VarDecl *, 16> Changed, Escaped;
   const clang::SourceManager &SM;
   clang::SourceRange Region;
+  VarUses InRegion;   ///< writes inside the region
+  VarUses InFunction; ///< escapes anywhere in the function
 };
 
 /// Whether \p E has the same value on every iteration of the region that

@@ -23,6 +23,7 @@
 #include "VectorizeLoadsBody.h"
 #include "VectorizeLoadsUtil.h"
 #include "astra/Frontend/ExprMatch.h"
+#include "astra/Frontend/LoopForm.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -42,30 +43,21 @@ struct Header {
   char Dim = 0;
 };
 
-/// `for (T i = threadIdx.d; i < n; i += blockDim.d)`; empty on success.
-std::string matchHeader(const ForStmt *F, Header &H) {
-  const auto *Init = dyn_cast_or_null<DeclStmt>(F->getInit());
-  H.IV = Init && Init->isSingleDecl() ? dyn_cast<VarDecl>(Init->getSingleDecl())
-                                      : nullptr;
-  std::optional<CudaBuiltin> Start =
-      H.IV && H.IV->getInit() ? matchCudaBuiltin(stripCasts(H.IV->getInit()))
-                              : std::nullopt;
-  if (!H.IV || !H.IV->getType()->isIntegerType() || !Start ||
-      Start->Var != "threadIdx")
+/// `for (T i = threadIdx.d; i < n; i += blockDim.d)` (a block partition of
+/// its LoopForm); empty on success.
+std::string matchHeader(ASTContext &Ctx, const VarUses &Writes,
+                        const ForStmt *F, Header &H) {
+  LoopForm Form = analyzeLoopForm(Ctx, F, &Writes);
+  H.IV = Form.DeclaresIV ? Form.IV : nullptr;
+  if (!H.IV || !H.IV->getType()->isIntegerType() ||
+      Form.Partition != LoopPartition::Block)
     return "not a block-strided row loop (expected `for (int i = "
            "threadIdx.x; i < n; i += blockDim.x)`)";
-  H.Dim = Start->Dim;
-  BinaryOperatorKind Op;
-  const Expr *L, *R;
-  if (!F->getCond() || !matchBinary(F->getCond(), Op, L, R) || Op != BO_LT ||
-      getReferencedVar(L) != H.IV)
+  H.Dim = Form.Dim;
+  if (Form.Cmp != BO_LT || Form.BoundOnLeft)
     return "the loop condition is not `i < n`";
-  H.Bound = R;
-  std::optional<CudaBuiltin> Step;
-  if (!F->getInc() || !matchBinary(F->getInc(), Op, L, R) ||
-      Op != BO_AddAssign || getReferencedVar(L) != H.IV ||
-      !(Step = matchCudaBuiltin(stripCasts(R))) || Step->Var != "blockDim" ||
-      Step->Dim != H.Dim)
+  H.Bound = Form.Bound;
+  if (Form.Update != LoopUpdate::AddAssign)
     return "the loop step is not `i += blockDim." + std::string(1, H.Dim) + "`";
   return "";
 }
@@ -142,7 +134,8 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
   if (!F)
     return "not a for loop";
   Header H1;
-  std::string Why = matchHeader(F, H1);
+  VarUses KernelWrites(K->getBody());
+  std::string Why = matchHeader(Ctx, KernelWrites, F, H1);
   if (!Why.empty())
     return Why;
   DynTypedNodeList Ps = Ctx.getParents(*Loop);
@@ -184,7 +177,7 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
       continue;
     Header H;
     const auto *G = dyn_cast<ForStmt>(S);
-    if (G && matchHeader(G, H).empty() && H.Dim == H1.Dim &&
+    if (G && matchHeader(Ctx, KernelWrites, G, H).empty() && H.Dim == H1.Dim &&
         RC.getText(H.Bound->getSourceRange()) == Bound) {
       Loops.push_back(G);
       Headers.push_back(H);
@@ -249,11 +242,9 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
 
   // Rows: fixed addresses, known element types. (ChangedVars counts a
   // pointer used in a template-dependent subscript as escaped.)
-  vectorize::VarWrites Writes;
-  Writes.collect(K->getBody());
   for (size_t G = 0; G < Chain.Groups.size(); ++G) {
     const VarDecl *P = GroupPtr[G];
-    if (Writes.Modified.count(P))
+    if (KernelWrites.Modified.count(P))
       return "'" + P->getNameAsString() + "' changes in the kernel";
     QualType PT = P->getType();
     if (!PT->isPointerType())
@@ -308,7 +299,7 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
           }
         } Fx;
         Fx.Known = [&](const VarDecl *V) {
-          return !Writes.Modified.count(V) &&
+          return !KernelWrites.Modified.count(V) &&
                  (!V->hasLocalStorage() ||
                   SM.isBeforeInTranslationUnit(V->getLocation(),
                                                Loop->getBeginLoc()));

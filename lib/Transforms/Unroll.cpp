@@ -24,6 +24,7 @@
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Frontend/LoopForm.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -116,7 +117,7 @@ private:
   bool InLoop = false, InBreakable = false;
 };
 
-/// A for loop in the canonical form manual unrolling needs.
+/// The parts of the loop's LoopForm that manual unrolling uses.
 struct CanonicalLoop {
   const VarDecl *Var = nullptr;
   const Expr *Bound = nullptr;
@@ -148,38 +149,23 @@ private:
   std::vector<const DeclRefExpr *> Uses; ///< of the variable in the body
 };
 
-const DeclRefExpr *asRefTo(const Expr *E, const VarDecl *V) {
-  const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  return D && D->getDecl() == V ? D : nullptr;
-}
-
 std::string ManualUnroller::check() {
   const char *Shape = "not a canonical 'for (T i = start; i < end; i += step)' "
                       "loop";
-  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
-  if (!DS || !DS->isSingleDecl())
+  LoopForm Form = analyzeLoopForm(Ctx, F, /*Writes=*/nullptr);
+  if (!Form.DeclaresIV)
     return std::string(Shape) + ": the init must declare one variable";
-  C.Var = dyn_cast<VarDecl>(DS->getSingleDecl());
-  if (!C.Var || !C.Var->getType()->isIntegerType() || !C.Var->getInit())
+  C.Var = Form.IV;
+  if (!C.Var->getType()->isIntegerType() || !C.Var->getInit())
     return std::string(Shape) + ": the variable must be an initialised integer";
-  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
-  if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE) ||
-      !asRefTo(Cond->getLHS(), C.Var))
+  if ((Form.Cmp != BO_LT && Form.Cmp != BO_LE) || Form.BoundOnLeft ||
+      !Form.BareIV || !Form.BuiltinOps)
     return std::string(Shape) + ": the condition must be 'i < end' or 'i <= end'";
-  C.Cmp = Cond->getOpcode();
-  C.Bound = Cond->getRHS();
-  const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
-    if (!U->isIncrementOp() || !asRefTo(U->getSubExpr(), C.Var))
-      return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
-  } else if (const auto *A = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
-    if (A->getOpcode() != BO_AddAssign || !asRefTo(A->getLHS(), C.Var))
-      return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
-    C.Step = A->getRHS();
-  } else {
+  C.Cmp = Form.Cmp;
+  C.Bound = Form.Bound;
+  if (!Form.stepsUp() || Form.Update == LoopUpdate::Assign)
     return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
-  }
+  C.Step = Form.Step;
   ChangedVars InLoop(Ctx, K, F);
   std::string Why;
   if (!isInvariant(Ctx, C.Bound, InLoop, Why, /*AllowIntDivision=*/true))

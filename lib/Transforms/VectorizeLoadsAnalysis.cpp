@@ -40,7 +40,7 @@ private:
         .str();
   }
   std::string checkHeader(SourceLocation &Where);
-  std::string checkPartition();
+  std::string checkPartition(const LoopForm &F);
   std::string checkInvariant(const Expr *E, StringRef What,
                              const BodyFacts &Facts, SourceLocation &Where);
   std::string buildGroups(const BodyFacts &Facts, SourceLocation &Where);
@@ -53,7 +53,7 @@ private:
   const FunctionDecl *K;
   const ForStmt *Loop;
   VecLoopPlan &Plan;
-  VarWrites KernelWrites;
+  VarUses KernelWrites;
   const VarDecl *IV = nullptr;
   const Expr *StartE = nullptr, *EndE = nullptr, *StepE = nullptr;
   unsigned PartitionDeps = 0; ///< DepBits the guard must not depend on
@@ -62,12 +62,12 @@ private:
 } // namespace
 
 std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
-  const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
-  if (!Init || !Init->isSingleDecl())
+  LoopForm F = analyzeLoopForm(Ctx, Loop, &KernelWrites);
+  if (!F.DeclaresIV)
     return "the loop does not declare its induction variable "
            "(expected `for (int i = start; i < n; i += step)`)";
-  IV = dyn_cast<VarDecl>(Init->getSingleDecl());
-  if (!IV || !IV->getInit() || !IV->getType()->isIntegerType())
+  IV = F.IV;
+  if (!IV->getInit() || !IV->getType()->isIntegerType())
     return "the induction variable is not an initialized integer";
   StartE = IV->getInit();
   Plan.IVName = IV->getNameAsString();
@@ -77,34 +77,14 @@ std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
     Plan.IVType =
         getText(IV->getTypeSourceInfo()->getTypeLoc().getSourceRange());
 
-  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-      Loop->getCond() ? Loop->getCond()->IgnoreParenImpCasts() : nullptr);
-  if (Cond && Cond->getOpcode() == BO_LT && getRefVar(Cond->getLHS()) == IV)
-    EndE = Cond->getRHS();
-  else if (Cond && Cond->getOpcode() == BO_GT &&
-           getRefVar(Cond->getRHS()) == IV)
-    EndE = Cond->getLHS();
-  else
+  if (F.Cmp != BO_LT || !F.BuiltinOps)
     return "the loop condition is not `" + Plan.IVName + " < n`";
-
-  const Expr *Inc = Loop->getInc() ? Loop->getInc()->IgnoreParens() : nullptr;
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
-    if (U->isIncrementOp() && getRefVar(U->getSubExpr()) == IV)
-      Plan.Step = "1";
-  } else if (const auto *B = dyn_cast_or_null<BinaryOperator>(Inc)) {
-    if (B->getOpcode() == BO_AddAssign && getRefVar(B->getLHS()) == IV)
-      StepE = B->getRHS();
-    const auto *Sum =
-        dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
-    if (B->getOpcode() == BO_Assign && getRefVar(B->getLHS()) == IV && Sum &&
-        Sum->getOpcode() == BO_Add && getRefVar(Sum->getLHS()) == IV)
-      StepE = Sum->getRHS();
-  }
-  if (StepE)
-    Plan.Step = getText(StepE->getSourceRange());
-  if (Plan.Step.empty())
+  EndE = F.Bound;
+  if (!F.stepsUp() || F.Update == LoopUpdate::Geometric)
     return "the loop increment is not `" + Plan.IVName + " += step` or `++" +
            Plan.IVName + "`";
+  StepE = F.Step;
+  Plan.Step = StepE ? getText(StepE->getSourceRange()) : "1";
   Plan.Start = getText(StartE->getSourceRange());
   Plan.End = getText(EndE->getSourceRange());
   for (const Expr *E : {StartE, EndE, StepE})
@@ -114,56 +94,26 @@ std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
     }
   if (mentions(EndE, IV) || (StepE && mentions(StepE, IV)))
     return "the loop bound or step depends on the induction variable";
-  return checkPartition();
+  return checkPartition(F);
 }
 
-/// Recognises how the iterations are spread over the threads (see
-/// LoopPartition); only such loops are rewritten, because the vector loop
-/// gives every thread the vector chunks with its original start and step.
-std::string LoopAnalyzer::checkPartition() {
-  const Expr *S = resolveValue(StartE, KernelWrites);
-  const Expr *P = StepE ? resolveValue(StepE, KernelWrites) : nullptr;
-  auto IsInt = [&](const Expr *E, uint64_t V) {
-    Expr::EvalResult R;
-    return E && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
-           R.Val.getInt() == V;
-  };
-  if (IsInt(S, 0) && (!P || IsInt(P, 1))) {
-    Plan.Partition = LoopPartition::Sequential;
+/// Takes how the iterations are spread over the threads from the loop's
+/// form; only such loops are rewritten, because the vector loop gives every
+/// thread the vector chunks with its original start and step.
+std::string LoopAnalyzer::checkPartition(const LoopForm &F) {
+  Plan.Partition = F.Partition;
+  switch (F.Partition) {
+  case LoopPartition::Sequential:
     return "";
-  }
-  auto MatchProduct = [&](const Expr *E, StringRef A, StringRef B, char Dim) {
-    const auto *M = dyn_cast_or_null<BinaryOperator>(E);
-    if (!M || M->getOpcode() != BO_Mul)
-      return false;
-    const Expr *L = resolveValue(M->getLHS(), KernelWrites);
-    const Expr *R = resolveValue(M->getRHS(), KernelWrites);
-    char D1, D2;
-    return (matchBuiltin(L, A, D1) && matchBuiltin(R, B, D2) && D1 == Dim &&
-            D2 == Dim) ||
-           (matchBuiltin(L, B, D1) && matchBuiltin(R, A, D2) && D1 == Dim &&
-            D2 == Dim);
-  };
-  char Dim, StepDim;
-  if (matchBuiltin(S, "threadIdx", Dim) && P &&
-      matchBuiltin(P, "blockDim", StepDim) && Dim == StepDim) {
-    Plan.Partition = LoopPartition::Block;
-    PartitionDeps = depBit(DepTid, Dim);
+  case LoopPartition::Block:
+    PartitionDeps = depBit(DepTid, F.Dim);
     return "";
+  case LoopPartition::Grid:
+    PartitionDeps = depBit(DepTid, F.Dim) | depBit(DepBid, F.Dim);
+    return "";
+  case LoopPartition::None:
+    break;
   }
-  if (const auto *Add = dyn_cast<BinaryOperator>(S))
-    if (Add->getOpcode() == BO_Add)
-      for (const Expr *T : {Add->getLHS(), Add->getRHS()}) {
-        const Expr *Other = T == Add->getLHS() ? Add->getRHS() : Add->getLHS();
-        if (matchBuiltin(resolveValue(T, KernelWrites), "threadIdx", Dim) &&
-            MatchProduct(resolveValue(Other, KernelWrites), "blockIdx",
-                         "blockDim", Dim) &&
-            MatchProduct(P, "blockDim", "gridDim", Dim)) {
-          Plan.Partition = LoopPartition::Grid;
-          PartitionDeps = depBit(DepTid, Dim) | depBit(DepBid, Dim);
-          return "";
-        }
-      }
   return "the loop's start and step are not a recognised thread "
          "partition of [0, n) (0 and 1, threadIdx and blockDim, or the "
          "global thread index and blockDim * gridDim)";

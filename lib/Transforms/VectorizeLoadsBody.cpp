@@ -56,10 +56,10 @@ public:
            refuse(S->getBeginLoc(), "the loop body contains a break");
   }
   bool VisitCallExpr(CallExpr *C) {
-    StringRef Name = getCalleeName(C);
+    std::string Name = getCalleeName(C);
     if (isBarrierOrCollective(Name))
       return refuse(C->getBeginLoc(),
-                    "the loop body calls '" + Name.str() +
+                    "the loop body calls '" + Name +
                         "'; a barrier or warp collective must see every "
                         "thread's original iterations");
     return true;
@@ -271,12 +271,12 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
     ++NumBase;
   }
   const Expr *Stride = nullptr;
-  if (getRefVar(IVTerm) != IV) {
+  if (getIndexVar(IVTerm) != IV) {
     const auto *M = dyn_cast<BinaryOperator>(stripIntCasts(IVTerm));
     if (M && M->getOpcode() == BO_Mul) {
-      if (getRefVar(M->getLHS()) == IV && !mentions(M->getRHS(), IV))
+      if (getIndexVar(M->getLHS()) == IV && !mentions(M->getRHS(), IV))
         Stride = M->getRHS();
-      else if (getRefVar(M->getRHS()) == IV && !mentions(M->getLHS(), IV))
+      else if (getIndexVar(M->getRHS()) == IV && !mentions(M->getLHS(), IV))
         Stride = M->getLHS();
     }
     if (!Stride) {
@@ -401,7 +401,7 @@ bool BodyAnalyzer::checkReduction(const VarDecl *V, const Expr *W,
       A = Bin->getLHS();
       B2 = Bin->getRHS();
       Kind = Bin->getOpcodeStr().str();
-      if (Kind == "-" && getRefVar(A) == V)
+      if (Kind == "-" && getIndexVar(A) == V)
         Kind = "+";
     } else if (const auto *Call = dyn_cast<CallExpr>(R)) {
       Kind = getCalleeName(Call);
@@ -422,9 +422,9 @@ bool BodyAnalyzer::checkReduction(const VarDecl *V, const Expr *W,
                                       "min",   "__hmax", "__hmin"};
     if (!A || !is_contained(Ops, Kind))
       return false;
-    if (getRefVar(B2) == V)
+    if (getIndexVar(B2) == V)
       std::swap(A, B2);
-    if (getRefVar(A) != V || mentions(B2, V))
+    if (getIndexVar(A) != V || mentions(B2, V))
       return false;
     Covered.insert(dyn_cast<DeclRefExpr>(stripIntCasts(A)));
     RHS = nullptr;
@@ -468,7 +468,7 @@ void BodyAnalyzer::checkScalarWrites() {
         else
           break;
       }
-      const VarDecl *RV = getRefVar(Root);
+      const VarDecl *RV = getIndexVar(Root);
       if (RV && Facts.DeclaredInBody.count(RV) && isa<MemberExpr>(Target))
         continue;
       refuse(W->getBeginLoc(), "the loop writes '" + text(Target) +
@@ -509,7 +509,7 @@ std::string BodyAnalyzer::run(SourceLocation &Where) {
            "vectorized";
   }
   TraverseStmt(const_cast<Stmt *>(Body));
-  VarWrites BodyWrites;
+  VarUses BodyWrites;
   BodyWrites.collect(Body);
   for (const VarDecl *VD : BodyWrites.Modified)
     Facts.WrittenInBody.insert(VD);

@@ -10,6 +10,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSPLAN_H
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSPLAN_H
 
+#include "astra/Frontend/LoopForm.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
@@ -18,16 +19,6 @@
 #include <vector>
 
 namespace astra {
-
-/// How the loop's iterations are spread over threads. The rewrite only
-/// accepts loops whose iteration sets, over all threads, partition [0, n):
-/// each thread then takes vector chunks with the same start and step.
-enum class LoopPartition {
-  Sequential, ///< for (i = 0; i < n; ++i): every thread runs the whole range
-  Block,      ///< for (i = threadIdx.d; i < n; i += blockDim.d)
-  Grid,       ///< for (i = blockIdx.d*blockDim.d + threadIdx.d; i < n;
-              ///<      i += blockDim.d*gridDim.d)
-};
 
 /// The accesses `p[base + i]` of one pointer at one base offset.
 struct VecGroup {
@@ -50,6 +41,10 @@ struct BodyEdit {
 };
 
 struct VecLoopPlan {
+  /// How the loop's iterations are spread over threads: Sequential, Block
+  /// or Grid (the rewrite only accepts loops whose iteration sets, over all
+  /// threads, partition [0, n); each thread then takes vector chunks with
+  /// the same start and step).
   LoopPartition Partition = LoopPartition::Sequential;
   std::string IVType; ///< type of the induction variable as written
   std::string IVName;

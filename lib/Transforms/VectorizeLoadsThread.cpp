@@ -39,7 +39,7 @@ struct Index {
 
 /// `blockIdx.b * blockDim.t + threadIdx.t` (any order, through unmodified
 /// locals and integer casts).
-bool matchGlobalIndex(const Expr *E, const VarWrites &W, Index &Out) {
+bool matchGlobalIndex(const Expr *E, const VarUses &W, Index &Out) {
   const auto *Add = dyn_cast<BinaryOperator>(resolveValue(E, W));
   if (!Add || Add->getOpcode() != BO_Add)
     return false;
@@ -96,7 +96,7 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO)
         .str();
   };
-  VarWrites Writes;
+  VarUses Writes;
   Writes.collect(Body);
   std::vector<const Stmt *> Stmts(Body->body_begin(), Body->body_end());
   // Candidates, threadIdx.x first: the dimension consecutive threads share.
@@ -156,16 +156,16 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
       const auto *B = dyn_cast<BinaryOperator>(T->IgnoreParenImpCasts());
       const Expr *Bound = nullptr;
       if (B && ReturnForm && B->getOpcode() == BO_GE &&
-          getRefVar(B->getLHS()) == IV)
+          getIndexVar(B->getLHS()) == IV)
         Bound = B->getRHS();
       else if (B && ReturnForm && B->getOpcode() == BO_LE &&
-               getRefVar(B->getRHS()) == IV)
+               getIndexVar(B->getRHS()) == IV)
         Bound = B->getLHS();
       else if (B && !ReturnForm && B->getOpcode() == BO_LT &&
-               getRefVar(B->getLHS()) == IV)
+               getIndexVar(B->getLHS()) == IV)
         Bound = B->getRHS();
       else if (B && !ReturnForm && B->getOpcode() == BO_GT &&
-               getRefVar(B->getRHS()) == IV)
+               getIndexVar(B->getRHS()) == IV)
         Bound = B->getLHS();
       if (Bound && !End && !mentions(Bound, IV)) {
         End = Bound;

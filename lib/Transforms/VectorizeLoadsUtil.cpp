@@ -11,12 +11,6 @@ using namespace llvm;
 namespace astra {
 namespace vectorize {
 
-const VarDecl *getRefVar(const Expr *E) {
-  if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E)))
-    return dyn_cast<VarDecl>(DR->getDecl());
-  return nullptr;
-}
-
 bool matchBuiltin(const Expr *E, StringRef Builtin, char &Dim) {
   std::optional<CudaBuiltin> B = matchCudaBuiltin(stripIntCasts(E));
   if (!B || B->Var != Builtin)
@@ -36,42 +30,6 @@ struct VarCollector : RecursiveASTVisitor<VarCollector> {
   }
 };
 
-struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
-  VarWrites &W;
-  explicit WriteCollector(VarWrites &W) : W(W) {}
-  void assign(const Expr *LHS, const Expr *RHS) {
-    if (const VarDecl *VD = getRefVar(LHS)) {
-      W.Modified.insert(VD);
-      if (RHS)
-        W.Assigned[VD].push_back(RHS);
-    }
-  }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      assign(B->getLHS(), B->getRHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp())
-      assign(U->getSubExpr(), nullptr);
-    if (U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *VD = getRefVar(U->getSubExpr())) {
-        W.Modified.insert(VD);
-        W.AddressTaken.insert(VD);
-      }
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    OverloadedOperatorKind K = C->getOperator();
-    if (C->getNumArgs() >= 1 &&
-        (C->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus))
-      assign(C->getArg(0),
-             C->getNumArgs() > 1 && K != OO_PlusPlus && K != OO_MinusMinus
-                 ? C->getArg(1)
-                 : nullptr);
-    return true;
-  }
-};
 } // namespace
 
 bool mentions(const Stmt *S, const VarDecl *VD) {
@@ -83,11 +41,6 @@ bool mentions(const Stmt *S, const VarDecl *VD) {
 void collectVars(const Stmt *S, SmallPtrSetImpl<const VarDecl *> &Out) {
   VarCollector C(Out);
   C.TraverseStmt(const_cast<Stmt *>(S));
-}
-
-void VarWrites::collect(const Stmt *Body) {
-  WriteCollector C(*this);
-  C.TraverseStmt(const_cast<Stmt *>(Body));
 }
 
 namespace {
@@ -166,17 +119,6 @@ StringSet<> collectIdentifiers(ASTContext &Ctx, const FunctionDecl *K) {
     if (Tok.is(tok::raw_identifier))
       Used.insert(Tok.getRawIdentifier());
   return Used;
-}
-
-const Expr *resolveValue(const Expr *E, const VarWrites &W) {
-  for (unsigned Depth = 0; Depth < 8; ++Depth) {
-    const VarDecl *VD = getRefVar(E);
-    if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
-        !VD->getInit() || W.Modified.count(VD))
-      break;
-    E = VD->getInit();
-  }
-  return stripIntCasts(E);
 }
 
 } // namespace vectorize

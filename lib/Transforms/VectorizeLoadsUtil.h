@@ -5,6 +5,7 @@
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSUTIL_H
 
 #include "astra/Frontend/ExprMatch.h"
+#include "astra/Frontend/VarUses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -15,8 +16,6 @@
 namespace astra {
 namespace vectorize {
 
-/// The variable \p E names (after stripIntCasts), or null.
-const clang::VarDecl *getRefVar(const clang::Expr *E);
 /// Whether \p E is `threadIdx.d` (Builtin "threadIdx"), etc.; sets \p Dim.
 bool matchBuiltin(const clang::Expr *E, llvm::StringRef Builtin, char &Dim);
 /// Whether \p E mentions \p VD.
@@ -24,19 +23,6 @@ bool mentions(const clang::Stmt *S, const clang::VarDecl *VD);
 /// The variables \p S mentions.
 void collectVars(const clang::Stmt *S,
                  llvm::SmallPtrSetImpl<const clang::VarDecl *> &Out);
-
-/// Values assigned to the variables of a function body, flow-insensitively.
-struct VarWrites {
-  /// Right-hand sides assigned (`=`, `op=`) to each variable.
-  llvm::DenseMap<const clang::VarDecl *,
-                 llvm::SmallVector<const clang::Expr *, 2>>
-      Assigned;
-  /// Variables assigned, incremented, or whose address is taken.
-  llvm::SmallPtrSet<const clang::VarDecl *, 16> Modified;
-  llvm::SmallPtrSet<const clang::VarDecl *, 16> AddressTaken;
-
-  void collect(const clang::Stmt *Body);
-};
 
 /// Which thread/block indices a value depends on.
 enum DepBits : unsigned {
@@ -48,13 +34,13 @@ inline unsigned depBit(unsigned Base, char Dim) { return Base << (Dim - 'x'); }
 
 class DependenceInfo {
 public:
-  explicit DependenceInfo(const VarWrites &W) : Writes(W) {}
+  explicit DependenceInfo(const VarUses &W) : Writes(W) {}
   /// The DepBits of \p E, following local variables to their values.
   unsigned get(const clang::Expr *E);
 
 private:
   unsigned getVar(const clang::VarDecl *VD);
-  const VarWrites &Writes;
+  const VarUses &Writes;
   llvm::DenseMap<const clang::VarDecl *, unsigned> Cache;
 };
 
@@ -66,9 +52,6 @@ bool isBarrierOrCollective(llvm::StringRef Name);
 /// reuse for its locals).
 llvm::StringSet<> collectIdentifiers(clang::ASTContext &Ctx,
                                      const clang::FunctionDecl *K);
-
-/// Follows a local variable that is never modified to its initializer.
-const clang::Expr *resolveValue(const clang::Expr *E, const VarWrites &W);
 
 } // namespace vectorize
 } // namespace astra

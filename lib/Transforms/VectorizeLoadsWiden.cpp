@@ -97,14 +97,14 @@ Lane Widener::formOfVar(const VarDecl *VD) {
 /// that only copies it: a value known to be >= 0 and a multiple of W at
 /// lane 0.
 static bool isIndexCopy(const Widener &W, const Expr *E) {
-  const VarDecl *VD = getRefVar(E);
+  const VarDecl *VD = getIndexVar(E);
   for (unsigned Depth = 0; VD && Depth < 4; ++Depth) {
     if (VD == W.IV)
       return true;
     if (!W.RegionVars.count(VD) || W.VarWritesIn.count(VD) ||
         W.AddressTaken.count(VD) || !VD->getInit())
       return false;
-    VD = getRefVar(VD->getInit());
+    VD = getIndexVar(VD->getInit());
   }
   return false;
 }
@@ -141,11 +141,11 @@ Lane Widener::formOf(const Expr *E) {
       return Lane::Var;
     // An element every lane reads: shared, unless the body stores through
     // the same pointer.
-    const VarDecl *P = getRefVar(A->getBase());
+    const VarDecl *P = getIndexVar(A->getBase());
     if (!P || RegionVars.count(P))
       return Lane::Var;
     for (const ArraySubscriptExpr *S : Subscripts)
-      if (getRefVar(S->getBase()) == P) {
+      if (getIndexVar(S->getBase()) == P) {
         const Stmt *Par = parent(S);
         while (Par && isa<ParenExpr>(Par))
           Par = parent(Par);
@@ -162,7 +162,7 @@ Lane Widener::formOf(const Expr *E) {
   if (matchBinary(E, Op, LHS, RHS)) {
     if (BinaryOperator::isAssignmentOp(Op)) {
       // Shared only as a write of a shared body variable with a shared value.
-      const VarDecl *VD = getRefVar(LHS);
+      const VarDecl *VD = getIndexVar(LHS);
       if (VD && RegionVars.count(VD) && formOfVar(VD) == Lane::Inv &&
           formOf(RHS) == Lane::Inv)
         return Lane::Inv;
@@ -197,7 +197,7 @@ Lane Widener::formOf(const Expr *E) {
   const Expr *Sub;
   if (matchUnary(E, UOp, Sub)) {
     if (UnaryOperator::isIncrementDecrementOp(UOp)) {
-      const VarDecl *VD = getRefVar(Sub);
+      const VarDecl *VD = getIndexVar(Sub);
       return VD && RegionVars.count(VD) && formOfVar(VD) == Lane::Inv
                  ? Lane::Inv
                  : Lane::Var;

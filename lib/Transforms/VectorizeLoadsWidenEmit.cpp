@@ -139,7 +139,7 @@ struct LaneEditor : RecursiveASTVisitor<LaneEditor> {
     return true;
   }
   void checkWrite(const Expr *Target, const Expr *Write) {
-    const VarDecl *VD = getRefVar(Target);
+    const VarDecl *VD = getIndexVar(Target);
     if (VD && W.RegionVars.count(VD) && W.formOfVar(VD) != Lane::Var &&
         !inUnit(VD))
       W.refuse(Write->getBeginLoc(),

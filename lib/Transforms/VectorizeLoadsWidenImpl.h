@@ -57,8 +57,8 @@ public:
   std::vector<const clang::Stmt *> Region;
   VecLoopPlan &Plan;
 
-  VarWrites KernelWrites;
-  VarWrites RegionWrites; ///< variables the region writes
+  VarUses KernelWrites;
+  VarUses RegionWrites; ///< variables the region writes
   /// Variables declared in the region, their writes other than the
   /// initializer (the write expression and its value, null for ++/--).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> RegionVars;

@@ -42,7 +42,7 @@ bool Widener::isZeroModW(const Expr *E, std::vector<std::string> &Conds,
   E = stripIntCasts(E);
   if (Depth > 6 || !E)
     return false;
-  if (const VarDecl *VD = getRefVar(E)) {
+  if (const VarDecl *VD = getIndexVar(E)) {
     if (VD == IV)
       return true;
     if (!RegionVars.count(VD) || VarWritesIn.count(VD) || !VD->getInit())
@@ -115,7 +115,7 @@ static bool isUnconditionalIn(const Widener &W, const Stmt *S,
 
 void Widener::findPacks() {
   for (const ArraySubscriptExpr *A : Subscripts) {
-    const VarDecl *P = getRefVar(A->getBase());
+    const VarDecl *P = getIndexVar(A->getBase());
     if (!P || RegionVars.count(P) || !P->getType()->isPointerType() ||
         formOf(A->getIdx()) != Lane::Aff)
       continue;
@@ -241,7 +241,7 @@ void Widener::checkPointers() {
   MapVector<const VarDecl *, Uses> ByPtr;
   SmallPtrSet<const DeclRefExpr *, 16> AsBase;
   for (const ArraySubscriptExpr *A : Subscripts) {
-    const VarDecl *P = getRefVar(A->getBase());
+    const VarDecl *P = getIndexVar(A->getBase());
     if (!P || RegionVars.count(P) || !P->getType()->isPointerType()) {
       const Stmt *Par = parent(A);
       while (Par && isa<ParenExpr>(Par))

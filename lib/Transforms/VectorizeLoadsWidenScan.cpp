@@ -109,7 +109,7 @@ struct Scanner : RecursiveASTVisitor<Scanner> {
     Target = Target->IgnoreParenImpCasts();
     if (isa<ArraySubscriptExpr>(Target))
       return; // a store; checked with the accesses
-    const VarDecl *VD = getRefVar(Target);
+    const VarDecl *VD = getIndexVar(Target);
     if (VD && VD == W.IV) {
       W.refuse(Write->getBeginLoc(),
                "the body modifies the index '" + VD->getName() + "'");
@@ -122,7 +122,7 @@ struct Scanner : RecursiveASTVisitor<Scanner> {
     const Expr *Root = Target;
     while (const auto *M = dyn_cast<MemberExpr>(Root))
       Root = M->getBase()->IgnoreParenImpCasts();
-    const VarDecl *RV = getRefVar(Root);
+    const VarDecl *RV = getIndexVar(Root);
     if (RV && W.RegionVars.count(RV) && Root != Target) {
       W.VarWritesIn[RV].push_back({Write, nullptr});
       return;
@@ -141,7 +141,7 @@ struct Scanner : RecursiveASTVisitor<Scanner> {
     if (U->isIncrementDecrementOp())
       write(U->getSubExpr(), U, nullptr);
     if (U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *VD = getRefVar(U->getSubExpr()))
+      if (const VarDecl *VD = getIndexVar(U->getSubExpr()))
         W.AddressTaken.insert(VD);
     return true;
   }

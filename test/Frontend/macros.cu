@@ -51,6 +51,7 @@ __global__ void square(float *y, const float *x, int n) {
 // CHECK-NEXT:     "compare": "<",
 // CHECK-NEXT:     "condition": "i < (n)",
 // CHECK-NEXT:     "depth": 0,
+// CHECK-NEXT:     "dim": "x",
 // CHECK-NEXT:     "from_macro": true,
 // CHECK-NEXT:     "id": "square:L0",
 // CHECK-NEXT:     "induction_var": "i",

@@ -1,65 +1,13 @@
 //===- ExprMatchTest.cpp - Expression helpers on small ASTs ---------------===//
-//
-// Snippets are C++ with the CUDA headers' shape of the built-in variables
-// (an MS property per dimension), so no CUDA installation is needed.
-//
-//===----------------------------------------------------------------------===//
 #include "astra/Frontend/ExprMatch.h"
-#include "clang/AST/ASTContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Tooling/Tooling.h"
-#include "gtest/gtest.h"
+#include "CudaSnippet.h"
 
 using namespace astra;
 using namespace clang;
 
 namespace {
 
-const char *const Builtins = R"(
-struct Idx {
-  static unsigned gx(); static unsigned gy(); static unsigned gz();
-  __declspec(property(get = gx)) unsigned x;
-  __declspec(property(get = gy)) unsigned y;
-  __declspec(property(get = gz)) unsigned z;
-};
-extern const Idx threadIdx, blockIdx, blockDim, gridDim, other;
-float expf(float);
-)";
-
-/// The returned expression of function \p Fn in \p Code.
-class ReturnFinder : public RecursiveASTVisitor<ReturnFinder> {
-public:
-  explicit ReturnFinder(llvm::StringRef Fn) : Fn(Fn) {}
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    if (FD->getName() == Fn)
-      return RecursiveASTVisitor::TraverseFunctionDecl(FD);
-    return true;
-  }
-  bool VisitReturnStmt(ReturnStmt *R) {
-    Found = R->getRetValue();
-    return false;
-  }
-  const Expr *Found = nullptr;
-
-private:
-  llvm::StringRef Fn;
-};
-
-class ExprMatchTest : public ::testing::Test {
-protected:
-  void parse(llvm::StringRef Code) {
-    AST = tooling::buildASTFromCodeWithArgs((Builtins + Code).str(),
-                                            {"-fms-extensions", "-std=c++17"});
-    ASSERT_TRUE(AST);
-  }
-  const Expr *ret(llvm::StringRef Fn) {
-    ReturnFinder F(Fn);
-    F.TraverseDecl(AST->getASTContext().getTranslationUnitDecl());
-    EXPECT_NE(F.Found, nullptr) << Fn.str();
-    return F.Found;
-  }
-  std::unique_ptr<ASTUnit> AST;
-};
+using ExprMatchTest = test::CudaSnippetTest;
 
 TEST_F(ExprMatchTest, BuiltinsInEveryDimension) {
   parse("unsigned a() { return threadIdx.x; }\n"

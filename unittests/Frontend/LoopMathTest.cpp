@@ -1,5 +1,5 @@
 //===- LoopMathTest.cpp - Constant trip counts ----------------------------===//
-#include "../../lib/Frontend/ModelBody.h"
+#include "astra/Frontend/LoopForm.h"
 #include "gtest/gtest.h"
 
 using namespace astra;

@@ -51,6 +51,10 @@ bool matchUnary(const clang::Expr *E, clang::UnaryOperatorKind &Op,
 /// The variable \p E names (through any casts), or null.
 const clang::VarDecl *getReferencedVar(const clang::Expr *E);
 
+/// The variable \p E names through stripIntCasts (an index or counter as
+/// the arithmetic sees it), or null.
+const clang::VarDecl *getIndexVar(const clang::Expr *E);
+
 /// The name of the function \p Call calls, also for unresolved calls in
 /// templates; empty when unknown.
 std::string getCalleeName(const clang::CallExpr *Call);

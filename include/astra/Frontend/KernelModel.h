@@ -150,6 +150,9 @@ struct LoopInfo {
   /// The loop statement comes from a macro expansion.
   bool FromMacro = false;
   LoopClass Class = LoopClass::Plain;
+  /// The dimension of a block- or grid-stride step ("x", "y" or "z");
+  /// empty for a plain loop.
+  std::string Dim;
 };
 
 enum class AccessKind { Load, Store, LoadStore };

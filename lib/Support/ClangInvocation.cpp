@@ -13,6 +13,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <algorithm>
 
 using namespace llvm;
 using namespace clang;
@@ -29,6 +30,13 @@ struct CachedPreamble {
   std::string Key; ///< driver arguments
   std::unique_ptr<PrecompiledPreamble> Preamble;
 };
+
+/// At most this many preambles are kept, the least recently used dropped
+/// first: a long run that parses many files with different #include blocks
+/// (an agent's candidates, the fuzz target's mutated inputs) stays bounded.
+/// A compile in flight references its preamble's memory; parses are nested
+/// at most one deep, so the least recently used one is never in use.
+constexpr size_t MaxCachedPreambles = 4;
 
 std::vector<CachedPreamble> &getPreambleCache() {
   static std::vector<CachedPreamble> Cache;
@@ -49,10 +57,12 @@ getPreamble(const std::string &Key, const CompilerInvocation &Inv,
   if (Bounds.Size == 0)
     return nullptr;
   std::vector<CachedPreamble> &Cache = getPreambleCache();
-  for (const CachedPreamble &C : Cache)
-    if (C.Key == Key &&
-        C.Preamble->CanReuse(Inv, Buf.getMemBufferRef(), Bounds, *VFS))
-      return C.Preamble.get();
+  for (auto It = Cache.begin(); It != Cache.end(); ++It)
+    if (It->Key == Key &&
+        It->Preamble->CanReuse(Inv, Buf.getMemBufferRef(), Bounds, *VFS)) {
+      std::rotate(It, It + 1, Cache.end()); // now the most recently used
+      return Cache.back().Preamble.get();
+    }
 
   DiagnosticOptions Opts;
   IntrusiveRefCntPtr<DiagnosticsEngine> Quiet =
@@ -65,6 +75,8 @@ getPreamble(const std::string &Key, const CompilerInvocation &Inv,
       /*StoreInMemory=*/true, /*StoragePath=*/"", Callbacks);
   if (!P)
     return nullptr;
+  if (Cache.size() == MaxCachedPreambles)
+    Cache.erase(Cache.begin());
   Cache.push_back(
       {Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
   return Cache.back().Preamble.get();

@@ -56,10 +56,10 @@ public:
            refuse(S->getBeginLoc(), "the loop body contains a break");
   }
   bool VisitCallExpr(CallExpr *C) {
-    StringRef Name = getCalleeName(C);
+    std::string Name = getCalleeName(C);
     if (isBarrierOrCollective(Name))
       return refuse(C->getBeginLoc(),
-                    "the loop body calls '" + Name.str() +
+                    "the loop body calls '" + Name +
                         "'; a barrier or warp collective must see every "
                         "thread's original iterations");
     return true;

@@ -7,8 +7,8 @@
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/PrecompiledPreamble.h"
-#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -50,8 +50,7 @@ class NoPreambleCallbacks : public PreambleCallbacks {};
 /// without one, and any error in the headers is reported by that parse).
 const PrecompiledPreamble *
 getPreamble(const std::string &Key, const CompilerInvocation &Inv,
-            const MemoryBuffer &Buf,
-            IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
+            const MemoryBuffer &Buf, IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
   PreambleBounds Bounds =
       ComputePreambleBounds(Inv.getLangOpts(), Buf.getMemBufferRef(), 0);
   if (Bounds.Size == 0)
@@ -77,8 +76,7 @@ getPreamble(const std::string &Key, const CompilerInvocation &Inv,
     return nullptr;
   if (Cache.size() == MaxCachedPreambles)
     Cache.erase(Cache.begin());
-  Cache.push_back(
-      {Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
+  Cache.push_back({Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
   return Cache.back().Preamble.get();
 }
 } // namespace

@@ -56,17 +56,20 @@ static CompileSetup &getSetup() {
 /// Bad input is fine; an internal error is a bug: abort so that libFuzzer
 /// records the input.
 static void check(Error E, StringRef Step) {
-  handleAllErrors(std::move(E), [&](const AstraError &A) {
-    if (A.getExitCode() != ExitCode::Internal)
-      return;
-    errs() << "astra-fuzz: internal error in " << Step << ": "
-           << A.getMessage() << "\n";
-    std::abort();
-  }, [&](const ErrorInfoBase &B) {
-    errs() << "astra-fuzz: error that is not an AstraError in " << Step
-           << ": " << B.message() << "\n";
-    std::abort();
-  });
+  handleAllErrors(
+      std::move(E),
+      [&](const AstraError &A) {
+        if (A.getExitCode() != ExitCode::Internal)
+          return;
+        errs() << "astra-fuzz: internal error in " << Step << ": "
+               << A.getMessage() << "\n";
+        std::abort();
+      },
+      [&](const ErrorInfoBase &B) {
+        errs() << "astra-fuzz: error that is not an AstraError in " << Step
+               << ": " << B.message() << "\n";
+        std::abort();
+      });
 }
 
 /// Parses \p Code and prints its model as --print-kernel-model does.

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 
 PKGS="cmake ninja-build g++ ccache python3 llvm-22-dev libclang-22-dev llvm-22-tools \
-libclang-common-22-dev lld-22 clang-22 libgtest-dev zlib1g-dev libzstd-dev \
+libclang-common-22-dev lld-22 clang-22 libclang-rt-22-dev libgtest-dev zlib1g-dev libzstd-dev \
 libcurl4-openssl-dev"
 # torch 1.13's C++ headers (torch/extension.h needs pybind11's): the torch
 # extension tests (test/Frontend/torch-extension.test, test/Build/torch-*)

@@ -35,6 +35,11 @@ config.substitutions.append(("%examples", os.path.join(config.astra_src_root, "e
 config.substitutions.append(("%astra_cmake_dir", os.path.normpath(
     os.path.join(config.astra_tools_dir, "..", "lib", "cmake", "AstraOpt"))))
 config.substitutions.append(("%cuda_path", config.cuda_path))
+# The fuzz target, when this build configured it (ASTRA_FUZZ_TESTS): then
+# test/Fuzz runs it, and fails if it is missing.
+if getattr(config, "astra_fuzz", ""):
+    config.available_features.add("fuzzer")
+    config.substitutions.append(("%astra-fuzz", config.astra_fuzz))
 
 # Features: what this machine can do.
 if config.cuda_path and os.path.exists(os.path.join(config.cuda_path, "include", "cuda_runtime.h")):

@@ -15,6 +15,16 @@ public:
   KernelFinder(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
 
+  /// Only the main file's declarations can hold its kernels: the headers'
+  /// (tens of thousands, deserialized from the precompiled preamble when
+  /// one is used) are not walked.
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        !SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody())
       return true;

@@ -7,12 +7,13 @@
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/PrecompiledPreamble.h"
-#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <algorithm>
 
 using namespace llvm;
 using namespace clang;
@@ -30,6 +31,13 @@ struct CachedPreamble {
   std::unique_ptr<PrecompiledPreamble> Preamble;
 };
 
+/// At most this many preambles are kept, the least recently used dropped
+/// first: a long run that parses many files with different #include blocks
+/// (an agent's candidates, the fuzz target's mutated inputs) stays bounded.
+/// A compile in flight references its preamble's memory; parses are nested
+/// at most one deep, so the least recently used one is never in use.
+constexpr size_t MaxCachedPreambles = 4;
+
 std::vector<CachedPreamble> &getPreambleCache() {
   static std::vector<CachedPreamble> Cache;
   return Cache;
@@ -42,17 +50,18 @@ class NoPreambleCallbacks : public PreambleCallbacks {};
 /// without one, and any error in the headers is reported by that parse).
 const PrecompiledPreamble *
 getPreamble(const std::string &Key, const CompilerInvocation &Inv,
-            const MemoryBuffer &Buf,
-            IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
+            const MemoryBuffer &Buf, IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
   PreambleBounds Bounds =
       ComputePreambleBounds(Inv.getLangOpts(), Buf.getMemBufferRef(), 0);
   if (Bounds.Size == 0)
     return nullptr;
   std::vector<CachedPreamble> &Cache = getPreambleCache();
-  for (const CachedPreamble &C : Cache)
-    if (C.Key == Key &&
-        C.Preamble->CanReuse(Inv, Buf.getMemBufferRef(), Bounds, *VFS))
-      return C.Preamble.get();
+  for (auto It = Cache.begin(); It != Cache.end(); ++It)
+    if (It->Key == Key &&
+        It->Preamble->CanReuse(Inv, Buf.getMemBufferRef(), Bounds, *VFS)) {
+      std::rotate(It, It + 1, Cache.end()); // now the most recently used
+      return Cache.back().Preamble.get();
+    }
 
   DiagnosticOptions Opts;
   IntrusiveRefCntPtr<DiagnosticsEngine> Quiet =
@@ -65,8 +74,9 @@ getPreamble(const std::string &Key, const CompilerInvocation &Inv,
       /*StoreInMemory=*/true, /*StoragePath=*/"", Callbacks);
   if (!P)
     return nullptr;
-  Cache.push_back(
-      {Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
+  if (Cache.size() == MaxCachedPreambles)
+    Cache.erase(Cache.begin());
+  Cache.push_back({Key, std::make_unique<PrecompiledPreamble>(std::move(*P))});
   return Cache.back().Preamble.get();
 }
 } // namespace

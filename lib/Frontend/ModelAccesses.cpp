@@ -1,5 +1,6 @@
 //===- ModelAccesses.cpp - Pointer roots and index strides ----------------===//
 #include "ModelBody.h"
+#include "astra/Frontend/PointerOrigin.h"
 #include "astra/Frontend/VarUses.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -25,54 +26,25 @@ static bool isAssigned(const VarDecl *V, const Stmt *Scope) {
 }
 
 static const Stmt *getBody(const VarDecl *V) {
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
   return FD ? FD->getBody() : nullptr;
 }
 
-static bool findRoot(const ModelSource &Src, const FunctionDecl *Kernel,
-                     const Expr *E, PointerRoot &Root,
-                     std::vector<std::string> &Offsets, int Depth) {
-  if (!E || Depth > 8)
-    return false;
-  E = stripCasts(E);
-  BinaryOperatorKind Op;
-  const Expr *LHS, *RHS;
-  if (matchBinary(E, Op, LHS, RHS) && (Op == BO_Add || Op == BO_Sub)) {
-    // p + off, off + p, p - off. In a template the operands' types may be
-    // dependent, so the pointer is the side that leads to a parameter.
-    const Expr *Off = RHS;
-    if (!findRoot(Src, Kernel, LHS, Root, Offsets, Depth + 1)) {
-      if (Op != BO_Add || !findRoot(Src, Kernel, RHS, Root, Offsets, Depth + 1))
-        return false;
-      Off = LHS;
-    }
-    std::string Text = Src.getText(Off);
-    Offsets.push_back(Op == BO_Sub ? "-(" + Text + ")" : Text);
-    return true;
-  }
-  const VarDecl *V = getReferencedVar(E);
-  if (!V)
-    return false;
-  if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
-    if (P->getDeclContext() != Kernel)
-      return false;
-    Root.Param = P;
-    return true;
-  }
-  const Expr *Init = getFixedInit(V, getBody(V));
-  if (!Init || !findRoot(Src, Kernel, Init, Root, Offsets, Depth + 1))
-    return false;
-  // The outermost local is the one the access goes through.
-  Root.Via = V->getName().str();
-  return true;
-}
-
 bool findPointerRoot(const ModelSource &Src, const FunctionDecl *Kernel,
-                     const Expr *E, PointerRoot &Root) {
-  std::vector<std::string> Offsets;
+                     const VarUses &Writes, const Expr *E, PointerRoot &Root) {
   Root = PointerRoot();
-  if (!findRoot(Src, Kernel, E, Root, Offsets, 0))
+  std::optional<PointerOrigin> O = findPointerOrigin(E, Kernel, &Writes);
+  if (!O)
     return false;
+  Root.Param = O->Param;
+  if (O->Via)
+    Root.Via = O->Via->getName().str();
+  std::vector<std::string> Offsets;
+  for (const PointerOffset &Off : O->Offsets) {
+    std::string Text = Src.getText(Off.Offset);
+    Offsets.push_back(Off.Negated ? "-(" + Text + ")" : Text);
+  }
   Root.Offset = llvm::join(Offsets, " + ");
   return true;
 }

@@ -31,12 +31,11 @@ class BodyWalker : public RecursiveASTVisitor<BodyWalker> {
 
 public:
   BodyWalker(const ModelSource &Src, const FunctionDecl *Kernel, KernelInfo &K)
-      : Src(Src), Kernel(Kernel), K(K) {}
+      : Src(Src), Kernel(Kernel), K(K), Writes(Kernel->getBody()) {}
 
   void run() {
     const Stmt *Body = Kernel->getBody();
     std::vector<const Stmt *> Loops = collectLoops(Body);
-    VarUses Writes(Body);
     for (unsigned I = 0; I < Loops.size(); ++I) {
       LoopFacts F;
       F.S = Loops[I];
@@ -108,6 +107,7 @@ private:
   const ModelSource &Src;
   const FunctionDecl *Kernel;
   KernelInfo &K;
+  VarUses Writes; ///< those of the kernel body
   std::vector<LoopFacts> Facts;
   LoopIndexMap Index;
   std::vector<unsigned> Stack;
@@ -169,8 +169,8 @@ void BodyWalker::addAccess(const Expr *Access, const Expr *Address) {
     // The pointer is the side that leads to a parameter (types may be
     // dependent in a template).
     PointerRoot Probe;
-    bool LeftPtr = findPointerRoot(Src, Kernel, A, Probe) ||
-                   (!findPointerRoot(Src, Kernel, B, Probe) &&
+    bool LeftPtr = findPointerRoot(Src, Kernel, Writes, A, Probe) ||
+                   (!findPointerRoot(Src, Kernel, Writes, B, Probe) &&
                     stripCasts(A)->getType()->isPointerType());
     Idx = LeftPtr ? B : A;
     Ptr = LeftPtr ? A : B;
@@ -197,7 +197,7 @@ void BodyWalker::addAccess(const Expr *Access, const Expr *Pointer,
   if (!Function.empty())
     return;
   PointerRoot Root;
-  if (!findPointerRoot(Src, Kernel, Pointer, Root))
+  if (!findPointerRoot(Src, Kernel, Writes, Pointer, Root))
     return;
   AccessInfo AI;
   AI.Pointer = Root.Param->getName().str();
@@ -290,7 +290,8 @@ bool BodyWalker::VisitCallExpr(CallExpr *C) {
   // atomic read-modify-writes.
   bool Load = llvm::is_contained(
       {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"}, Name);
-  bool Store = llvm::is_contained({"__stwb", "__stcg", "__stcs", "__stwt"}, Name);
+  bool Store =
+      llvm::is_contained({"__stwb", "__stcg", "__stcs", "__stwt"}, Name);
   bool Atomic = llvm::StringRef(Name).starts_with("atomic");
   if ((Load || Store || Atomic) && C->getNumArgs() >= 1 && !User) {
     Targets[C] = Store  ? AccessKind::Store
@@ -364,8 +365,8 @@ void BodyWalker::addShared(const VarDecl *V) {
   S.Dynamic = V->hasExternalStorage();
   QualType T = V->getType();
   std::vector<std::string> Dims;
-  TypeLoc TL = V->getTypeSourceInfo() ? V->getTypeSourceInfo()->getTypeLoc()
-                                      : TypeLoc();
+  TypeLoc TL =
+      V->getTypeSourceInfo() ? V->getTypeSourceInfo()->getTypeLoc() : TypeLoc();
   while (const ArrayType *AT = Ctx.getAsArrayType(T)) {
     ArrayTypeLoc ATL = TL ? TL.getAsAdjusted<ArrayTypeLoc>() : ArrayTypeLoc();
     if (ATL && ATL.getSizeExpr())

@@ -35,11 +35,12 @@ struct PointerRoot {
   std::string Offset; ///< offset of Via from Param as written
 };
 
-/// Follows \p E through casts, `p + off` and local pointer variables
-/// initialised from a parameter of \p Kernel. False when it does not lead to
-/// a pointer parameter.
+/// The parameter of \p Kernel that \p E derives from (findPointerOrigin,
+/// through locals \p Writes, those of the kernel body, never modifies), with
+/// its offsets as written. False when it does not lead to a parameter.
 bool findPointerRoot(const ModelSource &Src, const clang::FunctionDecl *Kernel,
-                     const clang::Expr *E, PointerRoot &Root);
+                     const VarUses &Writes, const clang::Expr *E,
+                     PointerRoot &Root);
 
 /// How an index moves with an induction variable: Coef * Runtime per step of
 /// the variable (Runtime empty: 1).

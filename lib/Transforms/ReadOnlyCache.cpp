@@ -24,6 +24,7 @@
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Frontend/PointerOrigin.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -73,7 +74,8 @@ public:
   PointerTracker(RewriteContext &RC, const FunctionDecl *Kernel,
                  const ParmVarDecl *Param)
       : RC(RC), Ctx(RC.getASTContext()),
-        ConstPointee(Param->getType()->getPointeeType().isConstQualified()) {
+        ConstPointee(Param->getType()->getPointeeType().isConstQualified()),
+        Derived(findPointerCopies(Kernel, Param)) {
     Visited.insert(Param);
     collect(Kernel, Param);
   }
@@ -103,6 +105,9 @@ private:
   RewriteContext &RC;
   ASTContext &Ctx;
   bool ConstPointee;
+  /// The local pointers derived from the parameter (PointerOrigin); the
+  /// walk follows those it reaches through the forms it understands.
+  SmallPtrSet<const VarDecl *, 4> Derived;
   SmallPtrSet<const VarDecl *, 4> Visited;
 };
 
@@ -172,8 +177,7 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
     const Stmt *P = parentOf(Cur, &D);
     if (const auto *Var = dyn_cast_or_null<VarDecl>(D)) {
       // `const T *row = p + off;`: a copy, followed like the parameter.
-      if (!Var->hasLocalStorage() || !Var->getType()->isPointerType() ||
-          Var->getInit() == nullptr)
+      if (!Derived.count(Var))
         return block(Cur, "'" + Var->getName() + "' is initialised from it");
       Uses.Copies.insert(Var);
       // `float *row = inp + off;` keeps the parameter: the const alias
@@ -287,7 +291,8 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
       if (ICE->getCastKind() == CK_LValueToRValue)
         break;
       return block(A, "the element " + quote(A) + " is converted by " +
-                          kindOf(ICE) + ", which is neither a load nor a "
+                          kindOf(ICE) +
+                          ", which is neither a load nor a "
                           "store this rewrite knows");
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(P)) {

@@ -78,6 +78,22 @@ protected:
     EXPECT_FALSE(P.Returns.empty()) << Fn.str();
     return P.Returns.empty() ? nullptr : P.Returns.front();
   }
+  /// The local variable or parameter \p Name of \p P's function.
+  const clang::VarDecl *var(const FunctionParts &P, llvm::StringRef Name) {
+    struct Finder : clang::RecursiveASTVisitor<Finder> {
+      llvm::StringRef Name;
+      const clang::VarDecl *Found = nullptr;
+      bool VisitVarDecl(clang::VarDecl *V) {
+        if (V->getName() == Name)
+          Found = V;
+        return true;
+      }
+    } F;
+    F.Name = Name;
+    F.TraverseDecl(const_cast<clang::FunctionDecl *>(P.Decl));
+    EXPECT_NE(F.Found, nullptr) << Name.str();
+    return F.Found;
+  }
   std::unique_ptr<clang::ASTUnit> AST;
 };
 

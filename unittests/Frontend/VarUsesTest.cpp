@@ -7,25 +7,7 @@ using namespace clang;
 
 namespace {
 
-class VarUsesTest : public test::CudaSnippetTest {
-protected:
-  /// The local variable or parameter \p Name of \p Fn.
-  const VarDecl *var(const test::FunctionParts &P, llvm::StringRef Name) {
-    struct Finder : RecursiveASTVisitor<Finder> {
-      llvm::StringRef Name;
-      const VarDecl *Found = nullptr;
-      bool VisitVarDecl(VarDecl *V) {
-        if (V->getName() == Name)
-          Found = V;
-        return true;
-      }
-    } F;
-    F.Name = Name;
-    F.TraverseDecl(const_cast<FunctionDecl *>(P.Decl));
-    EXPECT_NE(F.Found, nullptr) << Name.str();
-    return F.Found;
-  }
-};
+class VarUsesTest : public test::CudaSnippetTest {};
 
 TEST_F(VarUsesTest, WritesAndAddresses) {
   parse("int f(int a, int b) {\n"

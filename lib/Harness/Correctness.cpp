@@ -46,7 +46,7 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
   if (Mode == WorkerMode::Candidate) {
     // The original's side of this case, computed once by the session.
     ScopedPhase P(Phase::RefIO);
-    if (Error E = readRefCase(job().RefDir, CasePrefix, NA, *In, Outs[Orig]))
+    if (Error E = Prefetch->take(CasePrefix, *In, Outs[Orig]))
       return fail(Reason::Crash, Orig,
                   "cannot load the original's case " + Where + ": " +
                       errorText(std::move(E)));

@@ -8,6 +8,7 @@
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cstring>
 
 using namespace llvm;
@@ -90,6 +91,83 @@ Error readRefCase(StringRef Dir, StringRef Prefix, size_t NumArgs,
   if (Error E = ReadAll("out0_", Out[0]))
     return E;
   return ReadAll("out1_", Out[1]);
+}
+
+RefPrefetcher::RefPrefetcher(std::string Dir, std::vector<std::string> Prefixes,
+                             size_t NumArgs)
+    : Dir(std::move(Dir)), Prefixes(std::move(Prefixes)), NumArgs(NumArgs) {
+  Reader = std::thread([this] { readAhead(); });
+}
+
+RefPrefetcher::~RefPrefetcher() {
+  {
+    std::lock_guard<std::mutex> L(M);
+    Stop = true;
+  }
+  CV.notify_all();
+  Reader.join();
+}
+
+void RefPrefetcher::readAhead() {
+  size_t I = 0;
+  while (true) {
+    {
+      // Wait until the worker has taken the case before I (or skipped
+      // ahead), then read the one it takes next.
+      std::unique_lock<std::mutex> L(M);
+      CV.wait(L, [&] { return Stop || (!Full && Next >= I); });
+      if (Stop || Next >= Prefixes.size())
+        return;
+      I = Next;
+    }
+    Slot S;
+    if (Error E = readRefCase(Dir, Prefixes[I], NumArgs, S.In, S.Out))
+      S.Error = toString(std::move(E));
+    {
+      std::lock_guard<std::mutex> L(M);
+      if (Stop)
+        return;
+      // Kept only if the worker still wants it.
+      if (Next == I) {
+        Ready = std::move(S);
+        Full = true;
+      }
+    }
+    CV.notify_all();
+    ++I;
+  }
+}
+
+Error RefPrefetcher::take(StringRef Prefix, ArgBuffers &In,
+                          ArgBuffers (&Out)[2]) {
+  std::unique_lock<std::mutex> L(M);
+  auto It = std::find(Prefixes.begin() + std::min(Next, Prefixes.size()),
+                      Prefixes.end(), Prefix);
+  if (It == Prefixes.end()) {
+    // Out of order (asked for again, or not listed): read it now.
+    L.unlock();
+    return readRefCase(Dir, Prefix, NumArgs, In, Out);
+  }
+  size_t J = It - Prefixes.begin();
+  if (J != Next) {
+    // Cases skipped: what was read ahead is not needed.
+    Next = J;
+    Full = false;
+    Ready = Slot();
+    CV.notify_all();
+  }
+  CV.wait(L, [&] { return Full; });
+  Slot S = std::move(Ready);
+  Full = false;
+  ++Next;
+  L.unlock();
+  CV.notify_all();
+  if (!S.Error.empty())
+    return makeInternalError(S.Error);
+  In = std::move(S.In);
+  Out[0] = std::move(S.Out[0]);
+  Out[1] = std::move(S.Out[1]);
+  return Error::success();
 }
 
 static std::string indexPath(StringRef Dir) {

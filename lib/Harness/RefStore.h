@@ -15,8 +15,11 @@
 #include "astra/Harness/InputGen.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace astra {
@@ -54,6 +57,41 @@ inline llvm::ArrayRef<uint8_t> origRun1(const ArgBuffers (&Out)[2], size_t I) {
   return Out[1][I].empty() ? llvm::ArrayRef<uint8_t>(Out[0][I])
                            : llvm::ArrayRef<uint8_t>(Out[1][I]);
 }
+
+/// Reads a candidate worker's cases one ahead, on a thread of its own, in
+/// the order the worker runs them: while the GPU runs case k, case k+1 is
+/// read from the session's directory (at most two cases in memory). A case
+/// asked for out of order is read then.
+class RefPrefetcher {
+public:
+  RefPrefetcher(std::string Dir, std::vector<std::string> Prefixes,
+                size_t NumArgs);
+  ~RefPrefetcher();
+  RefPrefetcher(const RefPrefetcher &) = delete;
+  RefPrefetcher &operator=(const RefPrefetcher &) = delete;
+
+  /// Case \p Prefix, as readRefCase gives it.
+  llvm::Error take(llvm::StringRef Prefix, ArgBuffers &In,
+                   ArgBuffers (&Out)[2]);
+
+private:
+  struct Slot {
+    ArgBuffers In, Out[2];
+    std::string Error; ///< non-empty: the read failed
+  };
+  void readAhead();
+
+  const std::string Dir;
+  const std::vector<std::string> Prefixes;
+  const size_t NumArgs;
+  std::mutex M;
+  std::condition_variable CV;
+  size_t Next = 0;   ///< index in Prefixes of the case the worker takes next
+  bool Full = false; ///< Ready holds Prefixes[Next]
+  bool Stop = false;
+  Slot Ready;
+  std::thread Reader;
+};
 
 llvm::Error writeRefIndex(llvm::StringRef Dir, const RefIndex &Index);
 llvm::Expected<RefIndex> readRefIndex(llvm::StringRef Dir);

@@ -54,6 +54,12 @@ bool Worker::loadJob(const WorkerJob &J) {
       return false;
     }
     Reference = std::move(*RI);
+    std::vector<std::string> Prefixes;
+    for (const RefShape &S : Reference->Shapes)
+      for (const RefCase &C : S.Cases)
+        Prefixes.push_back(C.Prefix);
+    Prefetch = std::make_unique<RefPrefetcher>(J.RefDir, std::move(Prefixes),
+                                               K->Args.size());
   }
   const std::string *const Ptx[3] = {&J.OrigPtx, &J.CandPtx, &J.OrigPtx};
   const std::string *const Entry[3] = {&J.OrigEntry, &J.CandEntry,

@@ -12,6 +12,7 @@
 #include "RefStore.h"
 #include "WorkerDevice.h"
 #include <map>
+#include <memory>
 
 namespace astra {
 namespace worker {
@@ -34,6 +35,8 @@ private:
   bool NominalNoted = false;
   /// The original's cases: built (reference mode) or loaded (candidate).
   std::optional<RefIndex> Reference;
+  /// Candidate mode: the reference's cases, read one ahead.
+  std::unique_ptr<RefPrefetcher> Prefetch;
   /// Inputs of each timed shape's first correctness case, reused for timing.
   std::map<size_t, std::vector<std::vector<uint8_t>>> TimingInputs;
 

@@ -5,7 +5,7 @@
 #   bench/gpu-check.sh [--prefix DIR] [--tests DIR] [--kernels DIR]
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
-#                      [--backends [--plans DIR]]
+#                      [--backends [--plans DIR]] [--profile [--plans DIR]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
@@ -22,6 +22,12 @@
 #     e.g. from --agent-suite) replayed and verified against the original;
 #     keeps the reports, each side's PTX and (with ptxas and cuobjdump) SASS
 #     under OUT/backends, and prints a table of where the backends differ;
+#  2d. with --profile, per kernel of the suite at its largest shape: Nsight
+#     Compute metrics (bench/ncu-profile.py) of the original and of the best
+#     plan (PLANS/<kernel>.plan.json; else the original twice): time, DRAM
+#     throughput as % of peak, DRAM bytes, SM throughput, warps active,
+#     registers, grid, block: the evidence of what limits a kernel that
+#     stays below the copy bandwidth. Keeps OUT/profile/<kernel>.csv;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -33,13 +39,13 @@
 # --tools    a directory with lit/ (LLVM's lit), FileCheck and not (a GPU
 #            machine has no LLVM; default: PREFIX/share/astra-opt/test-tools)
 # --out      where logs and reports go (default: ./gpu-check-out)
-# --plans    the best plans for --backends (default: OUT/agent, where
+# --plans    the best plans for --backends and --profile (default: OUT/agent, where
 #            --agent-suite writes them; kernels without one: control only)
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
-skip_lit=0; skip_suite=0; agent_suite=0; backends=0; plans=""
+skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,7 +60,8 @@ while [ $# -gt 0 ]; do
     --lit) lit_dirs=$2; shift 2 ;;
     --backends) backends=1; shift ;;
     --plans) plans=$2; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    --profile) profile=1; shift ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -212,6 +219,41 @@ for n in names:
 print("\nFiles: OUT/backends/<kernel>.<backend>.{control,best}.json (reports naming the backend "
       "and its flags), <kernel>.<backend>.{orig,best}.{ptx,sass}: diff them to explain a difference.")
 EOF
+fi
+
+if [ $profile = 1 ]; then
+  plans=${plans:-$out/agent}
+  pdir="$out/profile"; mkdir -p "$pdir"
+  ncu=$(command -v ncu || echo "$cuda/bin/ncu")
+  echo "== profile: ncu at each kernel's largest shape (plans: $plans)"
+  metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics=$metrics,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics=$metrics,sm__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics=$metrics,launch__registers_per_thread,launch__grid_size,launch__block_size
+  for spec in "$kernels"/*.astra.json; do
+    [ -e "$spec" ] || continue
+    name=$(basename "$spec" .astra.json)
+    cu="$kernels/$name.cu"
+    [ -e "$cu" ] || continue
+    python3 "$here/ncu-profile.py" largest "$spec" "$pdir/$name.largest.astra.json"
+    cand=()
+    if [ -f "$plans/$name.plan.json" ] &&
+       "$astra" --apply-plan "$plans/$name.plan.json" "$cu" \
+         -o "$pdir/$name.best.cu" 2> "$pdir/$name.best.log"; then
+      cand=(--candidate "$pdir/$name.best.cu")
+    fi
+    # The first four launches: the original's two correctness runs, then
+    # the candidate's (the best plan's, else the original's again).
+    timeout 300 "$ncu" --target-processes all --kernel-name-base mangled \
+      -k "regex:$(python3 "$here/ncu-profile.py" names "$spec")" \
+      --launch-count 4 --metrics "$metrics" --csv \
+      "$astra" --verify "$cu" --spec "$pdir/$name.largest.astra.json" \
+      --cuda-path="$cuda" --no-edge-shapes --shape-time=0.05 "${cand[@]}" \
+      > "$pdir/$name.csv" 2> "$pdir/$name.ncu.log"
+    printf '%-28s ncu rc=%d%s\n' "$name" $? "${cand[*]:+ (best plan)}"
+  done
+  python3 "$here/ncu-profile.py" table "$pdir"
 fi
 
 echo "== summary"

@@ -48,8 +48,11 @@ def names(spec_path):
     print("|".join(re.escape(k["kernel"].split("<")[0]) for k in kernels(spec)))
 
 
-UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "byte": 1e-6,
-         "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3}
+# To microseconds and megabytes (ncu 2025 prints ns/us/ms; older ones the
+# long names).
+UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "nsecond": 1e-3, "usecond": 1.0,
+         "msecond": 1e3, "byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0,
+         "Gbyte": 1e3}
 
 
 def table(pdir):

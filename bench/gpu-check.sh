@@ -6,7 +6,7 @@
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]] [--profile [--plans DIR]]
-#                      [--flashinfer DIR]
+#                      [--flashinfer DIR [--flashinfer-options N-M]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
@@ -36,7 +36,9 @@
 #     launches them, each against itself and with every catalogue rewrite
 #     that applies (nvcc backend where clang fails); OUT/flashinfer/table.md.
 #     The lit step then also runs Frontend/third-party-flashinfer.test with
-#     the directory;
+#     the directory. --flashinfer-options N-M runs only the options numbered
+#     N to M (OUT/flashinfer/options.txt; the control runs with N = 1), to
+#     split the 31 runs over calls of a limited length;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -55,7 +57,7 @@ set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
-flashinfer=""
+flashinfer=""; fi_opts=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -72,7 +74,9 @@ while [ $# -gt 0 ]; do
     --plans) plans=$2; shift 2 ;;
     --profile) profile=1; shift ;;
     --flashinfer) flashinfer=$2; shift 2 ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
+      shift 2 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -278,7 +282,7 @@ fi
 if [ -n "$flashinfer" ]; then
   echo "== FlashInfer's kernels as sglang launches them ($flashinfer)"
   "$here/flashinfer/flashinfer-check.sh" --astra "$astra" --include "$flashinfer" \
-    --out "$out/flashinfer" --cuda "$cuda"
+    --out "$out/flashinfer" --cuda "$cuda" "${fi_opts[@]}"
 fi
 
 echo "== summary"

@@ -6,6 +6,7 @@
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]] [--profile [--plans DIR]]
+#                      [--flashinfer DIR [--flashinfer-options N-M]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
@@ -28,6 +29,16 @@
 #     throughput as % of peak, DRAM bytes, SM throughput, warps active,
 #     registers, grid, block: the evidence of what limits a kernel that
 #     stays below the copy bandwidth. Keeps OUT/profile/<kernel>.csv;
+#  2e. with --flashinfer DIR (FlashInfer's include directory, never part of
+#     this repository), bench/flashinfer/flashinfer-check.sh into
+#     OUT/flashinfer: FlashInfer's act_and_mul_kernel<__half, silu>,
+#     RMSNormKernel<8, __half> and FusedAddRMSNormKernel<8, __half> as sglang
+#     launches them, each against itself and with every catalogue rewrite
+#     that applies (nvcc backend where clang fails); OUT/flashinfer/table.md.
+#     The lit step then also runs Frontend/third-party-flashinfer.test with
+#     the directory. --flashinfer-options N-M runs only the options numbered
+#     N to M (OUT/flashinfer/options.txt; the control runs with N = 1), to
+#     split the 31 runs over calls of a limited length;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -46,6 +57,7 @@ set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
+flashinfer=""; fi_opts=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,7 +73,10 @@ while [ $# -gt 0 ]; do
     --backends) backends=1; shift ;;
     --plans) plans=$2; shift 2 ;;
     --profile) profile=1; shift ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    --flashinfer) flashinfer=$2; shift 2 ;;
+    --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
+      shift 2 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -80,6 +95,14 @@ if [ -z "$tests" ]; then
 fi
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 cuda=${CUDA_HOME:-/usr/local/cuda}
+fi_param=()
+if [ -n "$flashinfer" ]; then
+  [ -f "$flashinfer/flashinfer/vec_dtypes.cuh" ] ||
+    { echo "gpu-check.sh: no flashinfer/vec_dtypes.cuh under --flashinfer $flashinfer" >&2; exit 1; }
+  flashinfer=$(cd "$flashinfer" && pwd)
+  fi_param=(--param flashinfer_include="$flashinfer")
+  lit_dirs="$lit_dirs Frontend/third-party-flashinfer.test"
+fi
 
 echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | tee "$out/device.txt"
@@ -101,7 +124,7 @@ config.cuda_path = "$cuda"
 EOF
   export LD_LIBRARY_PATH="$tools${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   python3 "$tools/lit.py" -sv -j 1 --time-tests \
-    --param astra_site_config="$out/lit/lit.site.cfg.py" \
+    --param astra_site_config="$out/lit/lit.site.cfg.py" "${fi_param[@]}" \
     $(for d in $lit_dirs; do [ -e "$tests/$d" ] && echo "$tests/$d"; done) \
     > "$out/lit.log" 2>&1
   lit_rc=$?
@@ -254,6 +277,12 @@ if [ $profile = 1 ]; then
     printf '%-28s ncu rc=%d%s\n' "$name" $? "${cand[*]:+ (best plan)}"
   done
   python3 "$here/ncu-profile.py" table "$pdir"
+fi
+
+if [ -n "$flashinfer" ]; then
+  echo "== FlashInfer's kernels as sglang launches them ($flashinfer)"
+  "$here/flashinfer/flashinfer-check.sh" --astra "$astra" --include "$flashinfer" \
+    --out "$out/flashinfer" --cuda "$cuda" "${fi_opts[@]}"
 fi
 
 echo "== summary"

@@ -31,6 +31,7 @@ config.substitutions.append(("%astra-session-bench", os.path.join(config.astra_t
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 config.substitutions.append(("%kernels", os.path.join(config.astra_src_root, "kernels")))
 config.substitutions.append(("%examples", os.path.join(config.astra_src_root, "examples")))
+config.substitutions.append(("%bench", os.path.join(config.astra_src_root, "bench")))
 # find_package(AstraOpt) of the astra-opt under test (build or installed tree).
 config.substitutions.append(("%astra_cmake_dir", os.path.normpath(
     os.path.join(config.astra_tools_dir, "..", "lib", "cmake", "AstraOpt"))))

@@ -18,6 +18,91 @@ using namespace llvm;
 
 namespace astra {
 
+/// \p S split at the commas outside the brackets \p Opens / \p Closes,
+/// each piece trimmed.
+static SmallVector<StringRef, 4>
+splitAtTopLevelCommas(StringRef S, StringRef Opens, StringRef Closes) {
+  SmallVector<StringRef, 4> Pieces;
+  int Depth = 0;
+  size_t Begin = 0;
+  for (size_t I = 0; I <= S.size(); ++I) {
+    char C = I < S.size() ? S[I] : ',';
+    if (Opens.contains(C))
+      ++Depth;
+    else if (Closes.contains(C))
+      --Depth;
+    else if (C == ',' && Depth == 0) {
+      Pieces.push_back(S.slice(Begin, I).trim());
+      Begin = I + 1;
+    }
+  }
+  return Pieces;
+}
+
+/// One template argument as a spec writes it: an integer without the
+/// demangler's suffix ("8u" -> "8"), a function by its name ("&float
+/// silu<float>(float const&)" -> "silu<float>", as --print-kernel-model
+/// prints it).
+static std::string canonicalTemplateArg(StringRef Arg) {
+  Arg = Arg.trim();
+  if (Arg.consume_front("&")) {
+    // Drop the parameter list, then the return type before the name.
+    if (Arg.ends_with(")")) {
+      int Depth = 0;
+      for (size_t I = Arg.size(); I-- > 0;) {
+        if (Arg[I] == ')')
+          ++Depth;
+        else if (Arg[I] == '(' && --Depth == 0) {
+          Arg = Arg.take_front(I).rtrim();
+          break;
+        }
+      }
+    }
+    int Depth = 0;
+    size_t Start = 0;
+    for (size_t I = 0; I < Arg.size(); ++I) {
+      if (Arg[I] == '<')
+        ++Depth;
+      else if (Arg[I] == '>')
+        --Depth;
+      else if (Arg[I] == ' ' && Depth == 0)
+        Start = I + 1;
+    }
+    return Arg.drop_front(Start).str();
+  }
+  StringRef Digits = Arg;
+  Digits.consume_front("-");
+  size_t N = Digits.find_first_not_of("0123456789");
+  if (N != 0 && N != StringRef::npos &&
+      Digits.drop_front(N).find_first_not_of("uUlL") == StringRef::npos)
+    return Arg.drop_back(Digits.size() - N).str();
+  return Arg.str();
+}
+
+/// \p Name with the arguments of its last template argument list (the
+/// kernel's own) made canonical (canonicalTemplateArg).
+static std::string withCanonicalTemplateArgs(StringRef Name) {
+  if (!Name.ends_with(">"))
+    return Name.str();
+  int Depth = 0;
+  size_t Open = StringRef::npos;
+  for (size_t I = Name.size(); I-- > 0;) {
+    if (Name[I] == '>')
+      ++Depth;
+    else if (Name[I] == '<' && --Depth == 0) {
+      Open = I;
+      break;
+    }
+  }
+  if (Open == StringRef::npos)
+    return Name.str();
+  std::string Out = Name.take_front(Open + 1).str();
+  StringRef Args = Name.slice(Open + 1, Name.size() - 1);
+  for (StringRef Arg : splitAtTopLevelCommas(Args, "<(", ">)"))
+    Out += (Out.back() == '<' ? "" : ",") + canonicalTemplateArg(Arg);
+  return Out + ">";
+}
+
 /// The kernel name of a demangled entry, without return type and
 /// parameters, spaces removed: "void k<__half>(__half*, int)" -> "k<__half>".
 static std::string entryKernelName(StringRef Demangled) {
@@ -50,7 +135,7 @@ static std::string entryKernelName(StringRef Demangled) {
       Start = I + 1;
   }
   std::string Out;
-  for (char C : Name.drop_front(Start))
+  for (char C : withCanonicalTemplateArgs(Name.drop_front(Start)))
     if (C != ' ')
       Out += C;
   return Out;
@@ -77,7 +162,7 @@ static std::vector<std::string> ptxEntries(StringRef Ptx) {
 Expected<std::string> findPtxEntry(StringRef Ptx, StringRef SpecName) {
   // `k<at::Half>` names the entry demangled as `k<c10::Half>`.
   std::string Want;
-  for (char C : SpecName)
+  for (char C : withCanonicalTemplateArgs(SpecName.trim()))
     if (C != ' ')
       Want += C;
   Want = withCanonicalTorchTypes(Want);
@@ -139,23 +224,9 @@ StringRef instruction(StringRef L) {
 
 /// The operands of an instruction, split at top-level commas.
 SmallVector<StringRef, 4> operands(StringRef Inst) {
-  SmallVector<StringRef, 4> Ops;
   StringRef Rest =
       Inst.drop_until([](char C) { return C == ' ' || C == '\t'; }).trim();
-  int Depth = 0;
-  size_t Begin = 0;
-  for (size_t I = 0; I <= Rest.size(); ++I) {
-    char C = I < Rest.size() ? Rest[I] : ',';
-    if (C == '[' || C == '{')
-      ++Depth;
-    else if (C == ']' || C == '}')
-      --Depth;
-    else if (C == ',' && Depth == 0) {
-      Ops.push_back(Rest.slice(Begin, I).trim());
-      Begin = I + 1;
-    }
-  }
-  return Ops;
+  return splitAtTopLevelCommas(Rest, "[{", "]}");
 }
 
 /// The base of an address or operand: "[x+4]" -> "x", "%rd1+8" -> "%rd1".

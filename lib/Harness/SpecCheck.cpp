@@ -71,19 +71,33 @@ private:
     if (K.Kernel.empty())
       return nullptr;
     std::string Want = withoutSpaces(K.Kernel);
-    for (const KernelSignature &S : Kernels)
-      if (!S.IsTemplatePattern && withoutSpaces(S.Name) == Want)
-        return &S;
     std::string P = member(K.Path, "kernel");
+    for (const KernelSignature &S : Kernels) {
+      if (S.IsTemplatePattern)
+        continue;
+      if (withoutSpaces(S.Qualifier + S.Name) == Want)
+        return &S;
+      if (withoutSpaces(S.Name) != Want)
+        continue;
+      // The harness names an instantiation from file scope
+      // (withInstantiations): one in a namespace needs its qualified name.
+      if (!S.TemplateName.empty() && !S.Qualifier.empty())
+        err(P, "kernel template '" + S.TemplateName + "' is in '" +
+                   StringRef(S.Qualifier).drop_back(2) +
+                   "': name the instantiation with it, '" + S.Qualifier +
+                   S.Name + "'");
+      return &S;
+    }
     StringRef Base = K.baseName();
     bool NamesInstantiation = StringRef(K.Kernel).contains('<');
     for (const KernelSignature &S : Kernels) {
-      if (!S.IsTemplatePattern || S.Name != Base)
+      if (!S.IsTemplatePattern ||
+          (S.Name != Base && S.Qualifier + S.Name != Base))
         continue;
       std::string Insts;
       for (const KernelSignature &I : Kernels)
-        if (I.TemplateName == Base)
-          Insts += (Insts.empty() ? "" : ", ") + I.Name;
+        if (I.TemplateName == S.Name && I.Qualifier == S.Qualifier)
+          Insts += (Insts.empty() ? "" : ", ") + I.Qualifier + I.Name;
       if (Insts.empty())
         err(P, "kernel template '" + Base +
                    "' has no instantiation in the file: add one, e.g. "
@@ -363,7 +377,10 @@ void emitKernel(raw_ostream &OS, const KernelSignature &K, StringRef Indent) {
               "the roles and the block size B, then run astra-opt "
               "--check-spec")
      << ",\n";
-  std::string Name = K.Name;
+  // An instantiation is named from file scope: qualified (findSignature).
+  std::string Name = K.TemplateName.empty() && !K.IsTemplatePattern
+                         ? K.Name
+                         : K.Qualifier + K.Name;
   if (K.IsTemplatePattern)
     Name += "<TODO: template arguments of an instantiation>";
   OS << Indent << "  \"kernel\": " << quote(Name) << ",\n";

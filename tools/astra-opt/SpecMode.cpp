@@ -77,6 +77,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
   for (const KernelInfo &K : M.Kernels) {
     KernelSignature Sig;
     Sig.Name = K.Name;
+    Sig.Qualifier = K.Qualifier;
     Sig.IsTemplatePattern = K.isTemplate();
     for (const ParamInfo &P : K.Params)
       Sig.Params.push_back(describeParam(P, K));
@@ -86,6 +87,7 @@ std::vector<KernelSignature> collectSignatures(const KernelModel &M) {
       KernelSignature IS;
       IS.Name = I.Name;
       IS.TemplateName = K.Name;
+      IS.Qualifier = K.Qualifier;
       for (const ParamInfo &P : I.Params)
         IS.Params.push_back(describeParam(P, K));
       describeLaunch(K, IS);

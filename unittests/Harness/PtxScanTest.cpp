@@ -82,3 +82,37 @@ TEST(PtxScanTest, EntryOfATorchInstantiation) {
   llvm::consumeError(F.takeError());
 }
 } // namespace
+
+namespace {
+// FlashInfer's kernels as the spec names them (as --print-kernel-model
+// prints the instantiations): an unsigned template argument without the
+// demangler's `u`, a function template argument by its name, and the
+// kernel with or without its namespace.
+TEST(PtxScanTest, EntryWithIntegerAndFunctionTemplateArguments) {
+  const char *Ptx =
+      ".visible .entry "
+      "_ZN10flashinfer10activation18act_and_mul_kernelI6__halfXadL_"
+      "Z4siluIfET_RKS4_EEEEvPS4_PS5_i(\n"
+      ".visible .entry "
+      "_ZN10flashinfer4norm13RMSNormKernelILj8E6__halfEEvPT0_S4_S4_jjjff(\n";
+  for (const char *Name : {"flashinfer::norm::RMSNormKernel<8, __half>",
+                           "RMSNormKernel<8, __half>",
+                           "flashinfer::norm::RMSNormKernel<8u,__half>"}) {
+    llvm::Expected<std::string> E = astra::findPtxEntry(Ptx, Name);
+    ASSERT_TRUE(bool(E)) << Name << ": " << llvm::toString(E.takeError());
+    EXPECT_EQ(*E, "_ZN10flashinfer4norm13RMSNormKernelILj8E6__halfEEvPT0_S4_"
+                  "S4_jjjff");
+  }
+  llvm::Expected<std::string> A = astra::findPtxEntry(
+      Ptx, "flashinfer::activation::act_and_mul_kernel<__half, silu<float>>");
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  EXPECT_EQ(StringRef(*A).take_front(41),
+            "_ZN10flashinfer10activation18act_and_mul_");
+  for (const char *Wrong : {"RMSNormKernel<4, __half>",
+                            "act_and_mul_kernel<__half, gelu<float>>"}) {
+    llvm::Expected<std::string> F = astra::findPtxEntry(Ptx, Wrong);
+    EXPECT_FALSE(bool(F)) << Wrong;
+    llvm::consumeError(F.takeError());
+  }
+}
+} // namespace

@@ -583,7 +583,12 @@ std::vector<KernelSignature> signatures() {
   Rec.Name = "rec";
   Rec.Params = {Scalar("p", "Params", DType::I32)};
   Rec.Params[0].Elem = std::nullopt;
-  return {Quant, Pattern, Inst, Lone, Rec};
+  // act and act<__half> again, as lib::norm::rms and rms<8, __half>.
+  KernelSignature NsPattern = Pattern, NsInst = Inst;
+  NsPattern.Name = NsInst.TemplateName = "rms";
+  NsInst.Name = "rms<8, __half>";
+  NsPattern.Qualifier = NsInst.Qualifier = "lib::norm::";
+  return {Quant, Pattern, Inst, Lone, Rec, NsPattern, NsInst};
 }
 
 std::string checkErrors(StringRef JSON) {
@@ -637,6 +642,27 @@ TEST(SpecTest, CheckAgainstSignatures) {
      "grid": [1], "block": [1], "shapes": [{}]}]})json"),
             "s.json:4:16: error: kernels[1].kernel: kernel 'act<__half>' is "
             "specified twice\n");
+}
+
+// A kernel template in a namespace: the harness names its instantiation from
+// file scope, so the spec gives the qualified name.
+TEST(SpecTest, KernelTemplateInANamespace) {
+  EXPECT_EQ(checkErrors(R"json({"kernel": "lib::norm::rms<8, __half>", "args": [
+      {"name": "out", "dtype": "f16", "count": 8, "role": "out"}],
+    "grid": [1], "block": [1], "shapes": [{}]})json"),
+            "");
+  EXPECT_EQ(checkErrors(R"json({"kernel": "rms<8,__half>", "args": [
+      {"name": "out", "dtype": "f16", "count": 8, "role": "out"}],
+    "grid": [1], "block": [1], "shapes": [{}]})json"),
+            "s.json:1:12: error: kernel: kernel template 'rms' is in "
+            "'lib::norm': name the instantiation with it, "
+            "'lib::norm::rms<8, __half>'\n");
+  EXPECT_EQ(
+      checkErrors(R"json({"kernel": "lib::norm::rms<4, __half>", "args": [],
+    "grid": [1], "block": [1], "shapes": [{}]})json"),
+      "s.json:1:12: error: kernel: 'lib::norm::rms<4, __half>' is not "
+      "an instantiation of kernel template 'lib::norm::rms' in the "
+      "file (instantiations: lib::norm::rms<8, __half>)\n");
 }
 
 TEST(SpecTest, Locator) {

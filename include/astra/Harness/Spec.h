@@ -310,6 +310,11 @@ struct KernelSignature {
   std::string Name;
   /// For a template instantiation: the template's name ("act_and_mul").
   std::string TemplateName;
+  /// Enclosing namespaces and classes ("flashinfer::norm::"; empty at file
+  /// scope). A spec may name the kernel with or without it; an instantiation
+  /// of a template in a namespace must be named with it, since the harness
+  /// names the instantiation from file scope (withInstantiations).
+  std::string Qualifier;
   /// The parameters (for a template pattern: as declared, dependent types
   /// without Elem).
   std::vector<SignatureParam> Params;

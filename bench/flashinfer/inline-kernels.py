@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Copy kernels that a translation unit includes from a library's headers into
+the translation unit itself, so that astra-opt models, rewrites and verifies
+them (it models the kernels written in the main file only; the headers'
+are compiled, never modelled: docs/nvcc-compat.md, "Kernels in headers").
+
+    inline-kernels.py TU.cu -I INCLUDE_DIR -o OUT.cu
+
+Each include line of TU.cu marked
+
+    #include <lib/header.cuh> // astra-inline: ns::inner Kernel1 Kernel2
+
+is replaced by the header's own #include lines (its "x.cuh" includes
+resolved to <lib/x.cuh>), its namespace-scope `using namespace` lines, and
+the text of each named kernel template (from its `template <...>` line to
+the closing brace of its body, verbatim) inside `namespace ns { namespace
+inner { ... } }`. Everything else of the header (launchers, other kernels)
+is left out. The result is written to OUT.cu with a #line-free banner naming
+the header; it is a build product, never committed (the library is not part
+of this repository).
+"""
+import argparse
+import os
+import re
+import sys
+
+
+def strip_code(text):
+    """Blank out comments and string/char literals, keeping offsets."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            for k in range(i + 1, min(j, n)):
+                out[k] = " "
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def find_kernel(text, code, name):
+    """The text of kernel template `name`: from its `template <` to the
+    brace that closes its body."""
+    for m in re.finditer(r"\b__global__\b", code):
+        head = code[m.end():m.end() + 400]
+        d = re.match(r"(?:[^;{(]|\([^()]*\))*?\bvoid\s+" + re.escape(name) + r"\s*\(", head)
+        if not d:
+            continue
+        start = code.rfind("template", 0, m.start())
+        if start < 0 or code[start:m.start()].count(";") or code[start:m.start()].count("}"):
+            sys.exit(f"inline-kernels: {name}: no template <...> before its __global__")
+        body = code.find("{", m.end() + d.end())
+        depth, i = 0, body
+        while i < len(code):
+            if code[i] == "{":
+                depth += 1
+            elif code[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[start:i + 1]
+            i += 1
+        sys.exit(f"inline-kernels: {name}: unbalanced braces")
+    sys.exit(f"inline-kernels: no kernel template '{name}' found")
+
+
+def inline(header_path, lib_dir, namespace, names):
+    text = open(header_path).read()
+    code = strip_code(text)
+    out = [f"// ---- inlined from {os.path.join(lib_dir, os.path.basename(header_path))}: "
+           f"{', '.join(names)} ----"]
+    for m in re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', code, re.M):
+        inc = text[m.start(2):m.end(2)]
+        if m.group(1) == '"' and "/" not in inc:
+            inc = f"{lib_dir}/{inc}"
+        out.append(f"#include <{inc}>")
+    parts = namespace.split("::")
+    out.append(" ".join(f"namespace {p} {{" for p in parts))
+    for m in re.finditer(r"^\s*using\s+namespace\s+[\w:]+\s*;", code, re.M):
+        out.append(text[m.start():m.end()].strip())
+    for name in names:
+        out.append("")
+        out.append(find_kernel(text, code, name))
+    out.append("}" * len(parts) + f"  // namespace {namespace}")
+    out.append(f"// ---- end of {os.path.basename(header_path)} ----")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("tu")
+    ap.add_argument("-I", dest="include", required=True)
+    ap.add_argument("-o", dest="output", required=True)
+    a = ap.parse_args()
+    marker = re.compile(r"^\s*#\s*include\s*<([^>]+)>\s*//\s*astra-inline:\s*(\S+)\s+(.+)$")
+    lines, found = [], 0
+    for line in open(a.tu).read().splitlines():
+        m = marker.match(line)
+        if not m:
+            lines.append(line)
+            continue
+        found += 1
+        header = os.path.join(a.include, m.group(1))
+        if not os.path.isfile(header):
+            sys.exit(f"inline-kernels: {header}: no such header")
+        lines.append(inline(header, os.path.dirname(m.group(1)), m.group(2), m.group(3).split()))
+    if not found:
+        sys.exit(f"inline-kernels: {a.tu}: no '// astra-inline:' include")
+    banner = (f"// Generated by inline-kernels.py from {os.path.basename(a.tu)} and the headers "
+              f"under {a.include}; do not commit.\n")
+    with open(a.output, "w") as f:
+        f.write(banner + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,7 @@
 #include "RefStore.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -9,6 +10,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 using namespace llvm;
@@ -35,21 +37,39 @@ static Error writeRaw(const std::string &Path, const std::vector<uint8_t> &B) {
 }
 
 static Error readRaw(const std::string &Path, std::vector<uint8_t> &B) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> M =
-      MemoryBuffer::getFile(Path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!M)
+  Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
+  if (!FD)
     return makeInternalError("cannot read " + Path + ": " +
-                             M.getError().message());
-  // Reference buffers reach a gigabyte: copy out of the mapped file in
-  // parallel chunks (the page faults are the cost).
-  StringRef Data = (*M)->getBuffer();
-  B.resize(Data.size());
+                             toString(FD.takeError()));
+  llvm::scope_exit Close([&] { sys::fs::closeFile(*FD); });
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(*FD, St))
+    return makeInternalError("cannot read " + Path + ": " + EC.message());
+  // Reference buffers reach a gigabyte: read() in parallel chunks straight
+  // into the buffer (from the page cache, without the page faults of a
+  // mapping).
+  B.resize(St.getSize());
   const size_t Chunk = size_t(16) << 20;
-  parallelFor(0, (Data.size() + Chunk - 1) / Chunk, [&](size_t C) {
-    size_t Begin = C * Chunk, N = std::min(Chunk, Data.size() - Begin);
-    std::memcpy(B.data() + Begin, Data.data() + Begin, N);
+  std::atomic<bool> Short{false};
+  parallelFor(0, (B.size() + Chunk - 1) / Chunk, [&](size_t C) {
+    size_t Begin = C * Chunk, End = std::min(Begin + Chunk, B.size());
+    while (Begin < End) {
+      Expected<size_t> N = sys::fs::readNativeFileSlice(
+          *FD,
+          MutableArrayRef<char>(reinterpret_cast<char *>(B.data()) + Begin,
+                                End - Begin),
+          Begin);
+      if (!N || *N == 0) {
+        if (!N)
+          consumeError(N.takeError());
+        Short = true;
+        return;
+      }
+      Begin += *N;
+    }
   });
+  if (Short)
+    return makeInternalError("cannot read " + Path + ": short read");
   return Error::success();
 }
 

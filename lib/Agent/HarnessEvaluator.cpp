@@ -1,5 +1,6 @@
 //===- HarnessEvaluator.cpp - Judge candidates on the GPU -----------------===//
 #include "astra/Agent/Evaluator.h"
+#include "astra/Agent/Plan.h"
 
 using namespace llvm;
 
@@ -17,11 +18,17 @@ public:
   }
   Expected<VerifyResult> evaluate(const Candidate &C, StringRef Ptx,
                                   unsigned Worker) override {
-    return Session->evaluate(Ptx, C.describe(), Worker);
+    Expected<LaunchOverrides> L = launchOverridesOf(C.Steps);
+    if (!L)
+      return L.takeError();
+    return Session->evaluate(Ptx, C.describe(), Worker, *L);
   }
   Expected<VerifyResult> verifyFully(const Candidate &C,
                                      StringRef Ptx) override {
-    return Session->verifyFully(Ptx, C.describe());
+    Expected<LaunchOverrides> L = launchOverridesOf(C.Steps);
+    if (!L)
+      return L.takeError();
+    return Session->verifyFully(Ptx, C.describe(), *L);
   }
 
 private:

@@ -1,6 +1,6 @@
 //===- Loop.cpp - The agent loop for one kernel ---------------------------===//
-#include "Clock.h"
 #include "astra/Agent/Loop.h"
+#include "Clock.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Codegen/LocalMemory.h"
 #include "astra/Codegen/PtxEmitter.h"
@@ -306,15 +306,30 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
         E.Status = EvalStatus::DoesNotCompile;
         E.Note = toString(P.takeError());
       }
+      // What the harness runs: the PTX and the candidate's launch. A launch
+      // candidate's PTX may be the original's; its launch is not.
+      std::string Launch;
       if (!Ptx.empty()) {
-        if (E.PtxHash == Run.OriginalPtxHash) {
+        if (Expected<LaunchOverrides> L = launchOverridesOf(E.Cand.Steps)) {
+          Launch = L->str();
+        } else {
+          E.Status = EvalStatus::DoesNotApply;
+          E.Note = toString(L.takeError());
+          Ptx.clear();
+        }
+      }
+      std::string RunKey = E.PtxHash + (Launch.empty() ? "" : " " + Launch);
+      if (!Ptx.empty()) {
+        if (E.PtxHash == Run.OriginalPtxHash && Launch.empty()) {
           E.Status = EvalStatus::SameAsOriginal;
           E.Note = "the rewrite leaves the PTX unchanged: nothing to time";
-        } else if (auto It = SeenPtx.find(E.PtxHash); It != SeenPtx.end()) {
+        } else if (auto It = SeenPtx.find(RunKey); It != SeenPtx.end()) {
           E.Status = EvalStatus::DuplicatePtx;
-          E.Note = formatv("same PTX as candidate {0}", It->second).str();
+          E.Note = formatv("same PTX{0} as candidate {1}",
+                           Launch.empty() ? "" : " and launch", It->second)
+                       .str();
         } else {
-          SeenPtx[E.PtxHash] = E.Index;
+          SeenPtx[RunKey] = E.Index;
           Resources R =
               ptxResources(Opts.Ptxas, Setup.GpuArch, Ptx, Ctx.SpecKernel);
           E.Registers = R.Registers;

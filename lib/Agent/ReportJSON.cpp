@@ -5,6 +5,14 @@ using namespace llvm;
 
 namespace astra {
 
+/// The launch contract of the plan kept for \p Kernel, or null.
+static json::Value keptLaunch(const AgentResult &R, StringRef Kernel) {
+  for (const KernelPlan &P : R.Plan.Kernels)
+    if (P.Kernel == Kernel && !P.Launch.empty())
+      return json::Object(P.Launch);
+  return nullptr;
+}
+
 json::Value toJSON(const Evaluation &E) {
   json::Object O{{"index", E.Index},
                  {"round", E.Round},
@@ -23,6 +31,12 @@ json::Value toJSON(const Evaluation &E) {
     O["note"] = E.Note;
   if (!E.PtxHash.empty())
     O["ptx_hash"] = E.PtxHash;
+  if (Expected<LaunchOverrides> L = launchOverridesOf(E.Cand.Steps)) {
+    if (!L->empty())
+      O["launch"] = L->str();
+  } else {
+    consumeError(L.takeError());
+  }
   if (E.Registers)
     O["registers"] = *E.Registers;
   if (E.SpillBytes)
@@ -57,12 +71,11 @@ json::Value reportToJSON(const AgentResult &R) {
         {"interrupted", Run.Interrupted},
         {"summary", K.Summary},
         {"candidates", std::move(Cands)},
-        {"seconds",
-         json::Object{{"wall", Run.WallSeconds},
-                      {"propose", Run.Times.Propose},
-                      {"build", Run.Times.Build},
-                      {"evaluate_wait", Run.Times.Evaluate},
-                      {"verify_winner", Run.Times.Verify}}}};
+        {"seconds", json::Object{{"wall", Run.WallSeconds},
+                                 {"propose", Run.Times.Propose},
+                                 {"build", Run.Times.Build},
+                                 {"evaluate_wait", Run.Times.Evaluate},
+                                 {"verify_winner", Run.Times.Verify}}}};
     if (Run.OrigRegisters)
       O["original_registers"] = *Run.OrigRegisters;
     if (Run.OrigSpillBytes)
@@ -71,12 +84,13 @@ json::Value reportToJSON(const AgentResult &R) {
       O["original_local_bytes"] = *Run.OrigLocalBytes;
     if (K.Kept) {
       const Evaluation &W = Run.Evaluations[*K.Kept];
-      O["winner"] = json::Object{
-          {"index", W.Index},
-          {"plan", json::Array(W.Cand.Steps)},
-          {"reassociates_float", W.Cand.Reassociates},
-          {"geomean_speedup", K.FinalCheck->GeoMeanSpeedup},
-          {"final_check", toJSON(*K.FinalCheck)}};
+      O["winner"] =
+          json::Object{{"index", W.Index},
+                       {"plan", json::Array(W.Cand.Steps)},
+                       {"reassociates_float", W.Cand.Reassociates},
+                       {"launch", keptLaunch(R, Run.SpecKernel)},
+                       {"geomean_speedup", K.FinalCheck->GeoMeanSpeedup},
+                       {"final_check", toJSON(*K.FinalCheck)}};
     } else {
       O["winner"] = nullptr;
     }

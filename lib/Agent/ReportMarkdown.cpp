@@ -37,6 +37,36 @@ std::string escapeCell(StringRef S) {
   }
   return Out;
 }
+/// The kept plan's launch (LaunchContract.cpp): what a caller must launch.
+void printLaunchContract(raw_ostream &OS, const json::Object &L) {
+  auto Dims = [](const json::Object *O, StringRef Key) {
+    std::string S;
+    if (const json::Array *A = O ? O->getArray(Key) : nullptr)
+      for (const json::Value &V : *A)
+        S += (S.empty() ? "" : ", ") +
+             std::to_string(V.getAsInteger().value_or(0));
+    return "(" + S + ")";
+  };
+  OS << "**The kept plan changes the launch** (`"
+     << L.getString("overrides").value_or("") << "`): launch the rewritten "
+     << "kernel as below, as it was verified.\n\n"
+     << "| shape | original grid | original block | new grid | new block | "
+        "new shared bytes |\n|---|---|---|---|---|---|\n";
+  if (const json::Array *Shapes = L.getArray("shapes"))
+    for (const json::Value &V : *Shapes) {
+      const json::Object *S = V.getAsObject();
+      if (!S)
+        continue;
+      const json::Object *O = S->getObject("original"),
+                         *N = S->getObject("new");
+      OS << "| " << S->getString("shape").value_or("") << " | "
+         << Dims(O, "grid") << " | " << Dims(O, "block") << " | "
+         << Dims(N, "grid") << " | " << Dims(N, "block") << " | "
+         << (N ? N->getInteger("shared_bytes").value_or(0) : 0) << " |\n";
+    }
+  OS << "\n";
+}
+
 } // namespace
 
 void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
@@ -62,6 +92,9 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
       OS << "The kept plan reassociates floating-point arithmetic (a sum is "
             "added in another order): results may differ from the "
             "original's in the last bits, within the verified tolerance.\n\n";
+    for (const KernelPlan &P : R.Plan.Kernels)
+      if (P.Kernel == Run.SpecKernel && !P.Launch.empty())
+        printLaunchContract(OS, P.Launch);
     if (const json::Object *A = K.AgentReport.getAsObject())
       if (auto Model = A->getString("model"))
         OS << formatv("LLM `{0}`: {1} of {2} round(s), {3} prompt + {4} "

@@ -1,6 +1,6 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
-#include "Clock.h"
 #include "astra/Agent/Run.h"
+#include "Clock.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
@@ -24,9 +24,9 @@ selectKernels(const LaunchSpecFile &SF, ArrayRef<std::string> Asked) {
       std::vector<std::string> Known;
       for (const KernelSpec &X : SF.Kernels)
         Known.push_back(X.Kernel);
-      return makeInputError(DiagLoc{SF.FileName},
-                            "--kernel=" + Name + ": not in the spec (" +
-                                join(Known, ", ") + ")");
+      return makeInputError(DiagLoc{SF.FileName}, "--kernel=" + Name +
+                                                      ": not in the spec (" +
+                                                      join(Known, ", ") + ")");
     }
     Out.push_back(K);
   }
@@ -36,6 +36,50 @@ selectKernels(const LaunchSpecFile &SF, ArrayRef<std::string> Asked) {
   return Out;
 }
 } // namespace
+
+/// The launch steps the spec's `tunable` allows for \p K (source name
+/// \p Source): one per variable and value other than the spec's own, with
+/// `block=` the threads per block when that is the same on every shape.
+static std::vector<std::string> tunableSteps(const KernelSpec &K,
+                                             StringRef Source) {
+  std::vector<std::string> Steps;
+  for (const TunableVar &T : K.Tunable)
+    for (int64_t V : T.Values) {
+      if (all_of(K.Shapes,
+                 [&](const Shape &S) { return S.lookup(T.Name) == V; }))
+        continue; // the spec's own launch
+      std::optional<int64_t> Threads;
+      bool Same = true;
+      for (const Shape &S : K.Shapes) {
+        Shape With = S;
+        With.set(T.Name, V);
+        Expected<ResolvedLaunch> L = resolve(K, With);
+        if (!L) {
+          consumeError(L.takeError());
+          Same = false;
+          break;
+        }
+        int64_t N = int64_t(L->Block[0]) * L->Block[1] * L->Block[2];
+        Same &= !Threads || *Threads == N;
+        Threads = N;
+      }
+      std::string Step = "launch:kernel=" + Source.str() + "," + T.Name + "=" +
+                         std::to_string(V);
+      if (Same && Threads)
+        Step += ",block=" + std::to_string(*Threads);
+      Steps.push_back(std::move(Step));
+    }
+  return Steps;
+}
+
+/// Elements of \p K's narrowest buffer per 16-byte pack (0 when none).
+static unsigned packWidth(const KernelSpec &K) {
+  unsigned Narrowest = 0;
+  for (const ArgSpec &A : K.Args)
+    if (!A.IsScalar && (!Narrowest || dtypeSize(A.Type) < Narrowest))
+      Narrowest = dtypeSize(A.Type);
+  return Narrowest && Narrowest <= 16 ? 16 / Narrowest : 0;
+}
 
 Expected<AgentResult> runAgent(const CompileSetup &Setup,
                                const AgentOptions &Opts) {
@@ -95,13 +139,13 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.OriginalCode = Opts.Code;
     Ctx.KernelModelJSON = formatv("{0:2}", toJSON(*KI)).str();
     Ctx.SpecNoAlias = K->NoAlias;
-    Expected<std::unique_ptr<Evaluator>> E =
-        Opts.MakeEvaluator(*K, *OrigPtx);
+    Ctx.TunableSteps = tunableSteps(*K, KI->Name);
+    Ctx.PackWidth = packWidth(*K);
+    Expected<std::unique_ptr<Evaluator>> E = Opts.MakeEvaluator(*K, *OrigPtx);
     if (!E)
       return E.takeError();
-    std::unique_ptr<Agent> A = Opts.MakeAgent
-                                   ? Opts.MakeAgent()
-                                   : createSearchAgent(Opts.Search);
+    std::unique_ptr<Agent> A =
+        Opts.MakeAgent ? Opts.MakeAgent() : createSearchAgent(Opts.Search);
     Expected<KernelRun> Run =
         runKernelLoop(Setup, std::move(Ctx), *OrigPtx, *A, **E, LO);
     if (!Run)
@@ -126,9 +170,8 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       if (Tries++ == 3 || (LO.Interrupted && *LO.Interrupted))
         break;
       auto TV = Clock::now();
-      Expected<std::string> Code =
-          buildCandidate(Setup, Opts.FileName, Composed, KO.Run.SourceKernel,
-                         W->Cand);
+      Expected<std::string> Code = buildCandidate(
+          Setup, Opts.FileName, Composed, KO.Run.SourceKernel, W->Cand);
       Expected<std::string> Ptx =
           Code ? compileCandidate(Setup, Opts.FileName, *Code, Insts)
                : Expected<std::string>(Code.takeError());
@@ -137,8 +180,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
             {W->Index, "does not compose: " + toString(Ptx.takeError())});
         continue;
       }
-      Expected<VerifyResult> V =
-          Evaluators[I]->verifyFully(W->Cand, *Ptx);
+      Expected<VerifyResult> V = Evaluators[I]->verifyFully(W->Cand, *Ptx);
       KO.Run.Times.Verify += since(TV);
       if (!V)
         return V.takeError();
@@ -147,12 +189,12 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
                    V->GeoMeanSpeedup > 1);
       if (!Keep) {
         KO.FailedRechecks.push_back(
-            {W->Index, formatv("re-verification: {0}{1}", verdictName(V->Verdict),
-                               V->Verdict == Verdict::Refused
-                                   ? " (" + reasonName(V->Why).str() + ")"
-                                   : formatv(" {0:F3}x", V->GeoMeanSpeedup)
-                                         .str())
-                           .str()});
+            {W->Index,
+             formatv("re-verification: {0}{1}", verdictName(V->Verdict),
+                     V->Verdict == Verdict::Refused
+                         ? " (" + reasonName(V->Why).str() + ")"
+                         : formatv(" {0:F3}x", V->GeoMeanSpeedup).str())
+                 .str()});
         continue;
       }
       KO.Kept = W->Index - 1;
@@ -166,6 +208,11 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       KP.ReplacementSource = W->Cand.ReplacementSource;
       KP.Speedup = KO.FinalCheck->GeoMeanSpeedup;
       KP.ReassociatesFloat = W->Cand.Reassociates;
+      Expected<LaunchOverrides> LO = launchOverridesOf(W->Cand.Steps);
+      if (!LO)
+        return LO.takeError();
+      if (!LO->empty())
+        KP.Launch = launchContract(*(*Targets)[I], *LO);
       Res.Plan.Kernels.push_back(std::move(KP));
       break;
     }
@@ -184,11 +231,11 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     }
     if (KO.Kept) {
       const Evaluation &W = R.Evaluations[*KO.Kept];
-      KO.Summary = formatv("kept candidate {0} ({1}): {2:F3}x geomean, "
-                           "re-verified in the composed file",
-                           W.Index, W.Cand.describe(),
-                           KO.FinalCheck->GeoMeanSpeedup)
-                       .str();
+      KO.Summary =
+          formatv("kept candidate {0} ({1}): {2:F3}x geomean, "
+                  "re-verified in the composed file",
+                  W.Index, W.Cand.describe(), KO.FinalCheck->GeoMeanSpeedup)
+              .str();
     } else if (R.Evaluations.empty()) {
       KO.Summary = "no rewrite of the catalogue applies to this kernel";
     } else if (!KO.FailedRechecks.empty()) {

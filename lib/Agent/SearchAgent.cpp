@@ -63,6 +63,8 @@ std::string setKey(std::vector<std::string> Steps) {
 struct Entry {
   std::vector<std::string> Base;
   std::string Option; ///< the `--apply=` text added to Base
+  /// Steps that go with Option (the launch that its any-grid form allows).
+  std::vector<std::string> Then;
   std::string Family;
   bool DefaultValues = true;
   unsigned Priority = 0, Order = 0;
@@ -90,6 +92,10 @@ private:
   StringSet<> Reassociating;
 
   void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
+  /// Adds \p Option (then \p Then) on \p Base to the frontier unless the
+  /// plan was proposed already; returns the entry added, or null.
+  Entry *add(const std::vector<std::string> &Base, std::string Option,
+             std::vector<std::string> Then, const RewriteParams &P);
   /// The estimated gain of \p E's option; none: do not propose it.
   std::optional<double> gain(const AgentContext &Ctx, const Entry &E) const;
 };
@@ -125,31 +131,86 @@ void SearchAgent::expand(const AgentContext &Ctx,
     consumeError(Options.takeError());
     return;
   }
+  bool HasLaunch = llvm::any_of(Base, [](const std::string &S) {
+    return StringRef(S).starts_with("launch:");
+  });
   for (const RewriteOption &O : *Options) {
     if (!allowed(Ctx, O))
       continue;
-    std::string Text = formatRewriteParams(O.Params);
-    if (llvm::is_contained(Base, Text))
+    if (Entry *E = add(Base, formatRewriteParams(O.Params), {}, O.Params)) {
+      E->Rationale = O.Detail;
+      E->ChangesRounding = O.ChangesRounding;
+      E->Reassociates =
+          O.Reassociates || Reassociating.contains(formatSteps(Base));
+    }
+    // A one-element-per-thread kernel (vectorize-loads at a kernel, not a
+    // loop): its any-grid form covers every element for any grid, so a
+    // grid shrunk by the pack width leaves no thread idle. Proposed as one
+    // composition: the any-grid form alone is no faster than the default.
+    if (O.Params.Name != "vectorize-loads" || !O.Params.Loop.empty() ||
+        !O.Params.Function.empty() || Ctx.PackWidth < 2 || HasLaunch)
       continue;
-    std::vector<std::string> Steps = Base;
-    Steps.push_back(Text);
-    if (!ProposedSets.insert(setKey(Steps)).second)
+    RewriteParams Any = O.Params;
+    Any.Values["any-grid"] = "1";
+    // Elements per access: the pack width at 16 bytes, scaled by `width`.
+    unsigned Bytes = 16;
+    StringRef(O.Params.Values.lookup("width")).getAsInteger(10, Bytes);
+    unsigned Div = std::max(1u, Ctx.PackWidth * Bytes / 16);
+    if (Div < 2)
       continue;
-    Entry E;
-    E.Base = Base;
-    E.Option = std::move(Text);
-    E.Family = familyOf(O.Params);
-    E.DefaultValues = O.Params.Values.empty();
-    E.Priority = rewritePriority(O.Params.Name);
-    E.Order = NextOrder++;
-    E.Rationale = O.Detail;
-    E.ChangesRounding = O.ChangesRounding;
-    E.Reassociates =
-        O.Reassociates || Reassociating.contains(formatSteps(Base));
-    if (E.Reassociates)
-      Reassociating.insert(formatSteps(Steps));
-    Frontier.push_back(std::move(E));
+    std::string Launch = "launch:kernel=" + O.Params.Kernel +
+                         ",grid-x-div=" + std::to_string(Div);
+    if (Entry *E = add(Base, formatRewriteParams(Any), {Launch}, Any)) {
+      E->Rationale = O.Detail + "; any grid, and the grid's x extent / " +
+                     std::to_string(Div) +
+                     " (one pack per thread instead of one element)";
+      E->ChangesRounding = O.ChangesRounding;
+      E->Reassociates =
+          O.Reassociates || Reassociating.contains(formatSteps(Base));
+    }
   }
+  // The spec's tunable launch values, once per plan.
+  if (!HasLaunch)
+    for (const std::string &Step : Ctx.TunableSteps) {
+      Expected<RewriteParams> P = RewriteParams::parse(Step);
+      if (!P) {
+        consumeError(P.takeError());
+        continue;
+      }
+      if (Entry *E = add(Base, Step, {}, *P)) {
+        E->Rationale = "a launch the spec declares tunable";
+        E->Reassociates = Reassociating.contains(formatSteps(Base));
+      }
+    }
+  for (const Entry &E : Frontier)
+    if (E.Reassociates) {
+      std::vector<std::string> Steps = E.Base;
+      Steps.push_back(E.Option);
+      llvm::append_range(Steps, E.Then);
+      Reassociating.insert(formatSteps(Steps));
+    }
+}
+
+Entry *SearchAgent::add(const std::vector<std::string> &Base,
+                        std::string Option, std::vector<std::string> Then,
+                        const RewriteParams &P) {
+  if (llvm::is_contained(Base, Option))
+    return nullptr;
+  std::vector<std::string> Steps = Base;
+  Steps.push_back(Option);
+  llvm::append_range(Steps, Then);
+  if (!ProposedSets.insert(setKey(Steps)).second)
+    return nullptr;
+  Entry E;
+  E.Base = Base;
+  E.Option = std::move(Option);
+  E.Then = std::move(Then);
+  E.Family = familyOf(P);
+  E.DefaultValues = P.Values.empty();
+  E.Priority = rewritePriority(P.Name);
+  E.Order = NextOrder++;
+  Frontier.push_back(std::move(E));
+  return &Frontier.back();
 }
 
 std::optional<double> SearchAgent::gain(const AgentContext &Ctx,
@@ -259,6 +320,7 @@ Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
     Candidate C;
     C.Steps = E.Base;
     C.Steps.push_back(E.Option);
+    llvm::append_range(C.Steps, E.Then);
     C.Origin = "search";
     C.Rationale = E.Rationale;
     C.ChangesRounding = E.ChangesRounding;

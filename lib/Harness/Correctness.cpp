@@ -441,6 +441,9 @@ bool Worker::checkShape(size_t Index, ShapeResult &SR) {
     Out.Message = Msg;
     return false;
   }
+  // The candidate's own launch (launch overrides): the same buffers.
+  if (Error E = resolveCandidateLaunch(*K, Sh, job().Launch, *L))
+    return fail(Reason::LaunchFailed, Cand, errorText(std::move(E)));
   if (!setSharedLimit(*L))
     return false;
   uint64_t Total = 0;

@@ -10,6 +10,7 @@
 #include "WorkerInternal.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
+#include "astra/Support/ErrorText.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -23,8 +24,9 @@ namespace astra {
 struct EvalSession::State {
   std::string WorkDir;
   bool RemoveWorkDir = false;
-  WorkerJob Job;      ///< the candidate-mode job, less the candidate
-  VerifyResult Names; ///< kernel and file names for every result
+  WorkerJob Job; ///< the candidate-mode job, less the candidate
+  std::optional<KernelSpec> Kernel; ///< the spec's kernel
+  VerifyResult Names;               ///< kernel and file names for every result
   /// Shapes the reference run dropped because the original fails there.
   std::vector<ShapeResult> DroppedShapes;
   std::vector<std::string> ReferenceNotes;
@@ -92,6 +94,7 @@ EvalSession::create(const SessionOptions &Opts) {
     St.WorkDir = Opts.WorkDir;
     sys::fs::create_directories(St.WorkDir);
   }
+  St.Kernel = *K;
   St.Names.KernelName = K->Kernel;
   St.Names.OriginalFile = Opts.OriginalFile;
 
@@ -135,13 +138,15 @@ EvalSession::create(const SessionOptions &Opts) {
 }
 
 Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
-                                             StringRef Label, unsigned Worker) {
+                                             StringRef Label, unsigned Worker,
+                                             const LaunchOverrides &Launch) {
   auto Start = std::chrono::steady_clock::now();
   if (Worker >= getWorkerCount())
     return makeInternalError("no session worker " + Twine(Worker));
   const State &S = *St;
   VerifyResult Names = S.Names;
   Names.CandidateFile = Label.str();
+  Names.Launch = Launch.str();
   auto Refuse = [&](Reason Why, const Twine &Detail) {
     VerifyResult R = Names;
     R.Verdict = Verdict::Refused;
@@ -160,6 +165,9 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
                       join(Launches, ", ") + "); not allowed");
 
   WorkerJob Job = S.Job;
+  Job.Launch = Launch;
+  if (Error E = checkLaunchOverrides(*S.Kernel, Job))
+    return Refuse(Reason::LaunchFailed, errorText(std::move(E)));
   Job.CandPtx = CandidatePtx.str();
   Job.CandEntry = *CandEntry;
   WorkerRun Run;
@@ -187,8 +195,10 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
 }
 
 Expected<VerifyResult> EvalSession::verifyFully(StringRef CandidatePtx,
-                                                StringRef Label) {
+                                                StringRef Label,
+                                                const LaunchOverrides &Launch) {
   VerifyOptions V;
+  V.Launch = Launch;
   V.SpecPath = Opts.SpecPath;
   V.Kernel = Opts.Kernel;
   V.OriginalFile = Opts.OriginalFile;

@@ -1,5 +1,6 @@
 //===- SpecCheck.cpp - A spec against the kernels' signatures -------------===//
 #include "SpecInternal.h"
+#include "astra/Support/ErrorText.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -292,6 +293,35 @@ private:
         err(Path, Msg);
       }, /*QuietUnbound=*/true);
     }
+    checkTunable(K, Done);
+  }
+
+  /// Every tunable value lies in its variable's domain and gives a launch
+  /// within the limits, with the same buffers, on every shape: one report
+  /// per value.
+  void checkTunable(const KernelSpec &K, StringSet<> &Done) {
+    for (const TunableVar &T : K.Tunable)
+      for (size_t V = 0; V < T.Values.size(); ++V) {
+        std::string VP = detail::element(T.Path, V);
+        LaunchOverrides O;
+        cantFail(O.set(T.Name, T.Values[V]));
+        for (size_t I = 0; I < K.Shapes.size() && !Done.count(VP); ++I) {
+          Shape S = K.Shapes[I];
+          S.set(T.Name, T.Values[V]);
+          for (const DomainViolation &D : K.domainViolations(S))
+            if (D.Var == T.Name && Done.insert(VP).second)
+              err(VP, T.Name + " = " + Twine(T.Values[V]) + ": " +
+                          D.Requirement + " (shape " + Twine(I) + ")");
+          Expected<ResolvedLaunch> L = resolve(K, K.Shapes[I]);
+          if (!L) {
+            consumeError(L.takeError()); // reported above
+            break;
+          }
+          if (Error E = resolveCandidateLaunch(K, K.Shapes[I], O, *L))
+            if (Done.insert(VP).second)
+              err(VP, errorText(std::move(E)));
+        }
+      }
   }
 };
 

@@ -291,6 +291,8 @@ void SpecParser::parseKernel(const json::Object &O, StringRef Path,
   if (const json::Value *V = O.get("vars"))
     parseVars(*V, member(Path, "vars"), K);
   bool DomainParsed = NumErrors == BeforeDomain;
+  if (const json::Value *V = O.get("tunable"))
+    parseTunable(*V, member(Path, "tunable"), K);
   if (const json::Value *V = O.get("tolerance")) {
     if (parseTolerance(*V, member(Path, "tolerance"), K.Rtol, K.Atol))
       checkKernelTolerance(K);

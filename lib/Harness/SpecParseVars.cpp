@@ -42,6 +42,81 @@ void SpecParser::parseVars(const json::Value &V, StringRef P, KernelSpec &K) {
   }
 }
 
+void SpecParser::parseTunable(const json::Value &V, StringRef P,
+                              KernelSpec &K) {
+  const json::Object *O = V.getAsObject();
+  if (!O) {
+    err(P, "expected an object mapping launch variables to their values "
+           "({\"B\": [128, 256, 512]}), got " +
+               kindName(V));
+    return;
+  }
+  // Where a variable may appear: the launch only.
+  std::string Grid = member(K.Path, "grid"), Block = member(K.Path, "block"),
+              Shared = member(K.Path, "shared_bytes");
+  auto InLaunch = [&](StringRef Path) {
+    for (StringRef L : {StringRef(Grid), StringRef(Block)})
+      if (Path == L || Path.starts_with((L + "[").str()))
+        return true;
+    return Path == Shared;
+  };
+  for (const std::string &Name : keysInOrder(*O, P)) {
+    if (StringRef(Name).starts_with("_"))
+      continue;
+    std::string VP = member(P, Name);
+    const VarDomain *D = nullptr;
+    for (const VarDomain &VD : K.Vars)
+      if (VD.Name == Name)
+        D = &VD;
+    if (!K.Shapes.empty() &&
+        none_of(K.Shapes, [&](const Shape &S) { return S.lookup(Name); })) {
+      errAt(F.Locator.locateKey(VP),
+            VP + ": '" + Name + "' is not a shape variable");
+      continue;
+    }
+    if (!D || D->Vary) {
+      errAt(F.Locator.locateKey(VP),
+            VP + ": a tunable variable is part of the launch contract: "
+                 "declare it in 'vars' with \"vary\": false");
+      continue;
+    }
+    TunableVar T;
+    T.Name = Name;
+    T.Path = VP;
+    const json::Array *A = O->get(Name)->getAsArray();
+    if (!A || A->empty()) {
+      err(VP, "expected a non-empty array of positive integers");
+      continue;
+    }
+    bool Ok = true;
+    for (size_t I = 0; I < A->size(); ++I) {
+      std::optional<int64_t> X = (*A)[I].getAsInteger();
+      if (!X || *X < 1) {
+        err(element(VP, I), "expected a positive integer, got " +
+                                ((*A)[I].getAsNumber()
+                                     ? "'" + formatv("{0}", (*A)[I]).str() + "'"
+                                     : kindName((*A)[I]).str()));
+        Ok = false;
+        continue;
+      }
+      if (!is_contained(T.Values, *X))
+        T.Values.push_back(*X);
+    }
+    forEachExpr(K, [&](const SizeExpr &E, StringRef Path) {
+      if (InLaunch(Path) || !is_contained(E.variables(), Name))
+        return;
+      err(VP, "'" + Name + "' sizes more than the launch: " + Path + " '" +
+                  E.text() +
+                  "' uses it (a tunable variable may appear only in grid, "
+                  "block and shared_bytes: both parties must run on the same "
+                  "buffers and arguments)");
+      Ok = false;
+    });
+    if (Ok)
+      K.Tunable.push_back(std::move(T));
+  }
+}
+
 VarDomain SpecParser::parseVarDomain(const json::Object &O, StringRef P,
                                      StringRef Name) {
   VarDomain D;

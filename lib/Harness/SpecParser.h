@@ -122,6 +122,11 @@ private:
   /// "divides": E, "power_of_two": b}, ...}` (docs/spec.md).
   void parseVars(const json::Value &V, StringRef P, KernelSpec &K);
 
+  /// `"tunable": {"<var>": [v, ...], ...}` (docs/spec.md): each a shape
+  /// variable with a `vars` entry that is not varied, positive values, used
+  /// by no expression but `grid`, `block` and `shared_bytes`.
+  void parseTunable(const json::Value &V, StringRef P, KernelSpec &K);
+
   VarDomain parseVarDomain(const json::Object &O, StringRef P, StringRef Name);
 
   /// Every variable of every `vars` bound is bound by every shape.

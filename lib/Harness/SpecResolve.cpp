@@ -336,6 +336,7 @@ bool resolveReporting(const KernelSpec &K, const Shape &S,
       Out.MinBytesFromSpec = true;
     }
   }
+  Out.Cand = Out.dims();
   return Ok;
 }
 

@@ -92,6 +92,8 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     Out.Result.Notes.push_back("not timed: " + errorText(L.takeError()));
     return true;
   }
+  if (Error E = resolveCandidateLaunch(*K, Sh, job().Launch, *L))
+    return fail(Reason::LaunchFailed, Cand, errorText(std::move(E)));
   Expected<std::vector<std::vector<uint8_t>>> In =
       std::vector<std::vector<uint8_t>>();
   auto Kept = TimingInputs.find(Index);

@@ -86,6 +86,22 @@ findSpecKernel(const LaunchSpecFile &SF, StringRef SpecPath, StringRef Kernel) {
   return K;
 }
 
+Error checkLaunchOverrides(const KernelSpec &K, const WorkerJob &Job) {
+  if (Job.Launch.empty())
+    return Error::success();
+  for (const WorkerShape &WS : Job.Shapes) {
+    if (WS.Generated)
+      continue; // an edge shape it cannot run on refuses the candidate there
+    Shape S = WS.shape();
+    Expected<ResolvedLaunch> L = resolve(K, S);
+    if (!L)
+      return L.takeError();
+    if (Error E = resolveCandidateLaunch(K, S, Job.Launch, *L))
+      return E;
+  }
+  return Error::success();
+}
+
 WorkerJob makeJob(StringRef SpecPath, const KernelSpec &K, bool EdgeShapes,
                   double TimeBudget, double TargetHalfWidth, double MinGain,
                   std::vector<std::string> *Notes) {
@@ -244,6 +260,10 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   WorkerJob Job = makeJob(Opts.SpecPath, *K, Opts.EdgeShapes, Opts.TimeBudget,
                           Opts.TargetHalfWidth, Opts.MinGain, &R.Notes);
 
+  Job.Launch = Opts.Launch;
+  R.Launch = Opts.Launch.str();
+  if (Error E = checkLaunchOverrides(*K, Job))
+    return std::move(E);
   // Start the worker now: it starts the driver while the PTX is compiled.
   WorkerRun Run;
   Run.Dir = Dir.str().str();

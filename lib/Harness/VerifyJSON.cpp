@@ -118,22 +118,25 @@ json::Value toJSON(const VerifyResult &R) {
   json::Array Notes;
   for (const std::string &N : R.Notes)
     Notes.push_back(N);
-  return json::Object{{"kernel", R.KernelName},
-                      {"original", R.OriginalFile},
-                      {"candidate", R.CandidateFile},
-                      {"control_run", R.IsControlRun},
-                      {"verdict", verdictName(R.Verdict)},
-                      {"faster_shapes", R.FasterShapes},
-                      {"slower_shapes", R.SlowerShapes},
-                      {"reason", reasonName(R.Why)},
-                      {"detail", R.Detail},
-                      {"geomean_speedup", R.GeoMeanSpeedup},
-                      {"control_median", R.ControlMedian},
-                      {"device", toJSON(R.Device)},
-                      {"shapes", std::move(Shapes)},
-                      {"notes", std::move(Notes)},
-                      {"worker_seconds", R.WorkerSeconds},
-                      {"wall_seconds", R.WallSeconds}};
+  json::Object O{{"kernel", R.KernelName},
+                 {"original", R.OriginalFile},
+                 {"candidate", R.CandidateFile},
+                 {"control_run", R.IsControlRun},
+                 {"verdict", verdictName(R.Verdict)},
+                 {"faster_shapes", R.FasterShapes},
+                 {"slower_shapes", R.SlowerShapes},
+                 {"reason", reasonName(R.Why)},
+                 {"detail", R.Detail},
+                 {"geomean_speedup", R.GeoMeanSpeedup},
+                 {"control_median", R.ControlMedian},
+                 {"device", toJSON(R.Device)},
+                 {"shapes", std::move(Shapes)},
+                 {"notes", std::move(Notes)},
+                 {"worker_seconds", R.WorkerSeconds},
+                 {"wall_seconds", R.WallSeconds}};
+  if (!R.Launch.empty())
+    O["candidate_launch"] = R.Launch;
+  return O;
 }
 
 bool fromJSON(const json::Value &V, VerifyResult &R, json::Path P) {
@@ -149,7 +152,8 @@ bool fromJSON(const json::Value &V, VerifyResult &R, json::Path P) {
       O.map("control_median", R.ControlMedian) && O.map("device", R.Device) &&
       O.map("shapes", R.Shapes) && O.map("notes", R.Notes) &&
       O.map("worker_seconds", R.WorkerSeconds) &&
-      O.map("wall_seconds", R.WallSeconds);
+      O.map("wall_seconds", R.WallSeconds) &&
+      O.mapOptional("candidate_launch", R.Launch);
   R.Why = parseReason(Why);
   std::optional<Verdict> Parsed = parseVerdict(VerdictText);
   if (Ok && !Parsed) {

@@ -57,6 +57,9 @@ void printVerifyTable(raw_ostream &OS, const VerifyResult &R) {
      << "  candidate: "
      << (R.IsControlRun ? "the original itself (control run)" : R.CandidateFile)
      << "\n";
+  if (!R.Launch.empty())
+    OS << "candidate launch: " << R.Launch
+       << " (the original runs with the spec's launch)\n";
   OS << formatv("{0,-34} {1,-8} {2,10} {3,10} {4,-24} {5,8} {6,6} {7,-21}\n",
                 "shape", "correct", "orig us", "cand us", "speedup [95% CI]",
                 "GB/s", "%copy", "control [95% CI]");

@@ -122,7 +122,7 @@ int runHarnessWorker(StringRef JobPath) {
   Expected<const cu::Api *> Api = cu::load();
   if (!Api) {
     Early.Status = WorkerStatus::NoDevice;
-    Early.Message = worker::errorText(Api.takeError());
+    Early.Message = errorText(Api.takeError());
     return Finish(Early);
   }
   // The driver starts (and the copy bandwidth is measured) while the parent
@@ -142,7 +142,7 @@ int runHarnessWorker(StringRef JobPath) {
     Expected<WorkerJob> Job = waitForJob(JobPath);
     if (!Job) {
       W.Out.Status = WorkerStatus::Error;
-      W.Out.Message = worker::errorText(Job.takeError());
+      W.Out.Message = errorText(Job.takeError());
       return Finish(W.Out);
     }
     if (W.loadJob(*Job))

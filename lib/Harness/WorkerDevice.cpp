@@ -17,26 +17,6 @@ using namespace llvm;
 namespace astra {
 namespace worker {
 
-/// The text of \p E without the "error: " that AstraError::log adds: the
-/// parent wraps it in an error of its own.
-std::string errorText(Error E) {
-  std::string S;
-  handleAllErrors(
-      std::move(E),
-      [&](const AstraError &A) {
-        const DiagLoc &L = A.getLoc();
-        if (!L.File.empty()) {
-          S = L.File;
-          if (L.Line)
-            S += ":" + std::to_string(L.Line) + ":" + std::to_string(L.Col);
-          S += ": ";
-        }
-        S += A.getMessage();
-      },
-      [&](const ErrorInfoBase &B) { S = B.message(); });
-  return S;
-}
-
 double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
 }
@@ -429,15 +409,22 @@ void DeviceContext::release(std::vector<DevBuf> &Bufs) {
   Bufs.clear();
 }
 
+/// The launch party \p W runs with: the candidate its own (launch
+/// overrides), the original and the control the spec's.
+static LaunchDims dimsOf(int W, const ResolvedLaunch &L) {
+  return W == Cand ? L.Cand : L.dims();
+}
+
 bool DeviceContext::setSharedLimit(const ResolvedLaunch &L) {
-  if (L.SharedBytes <= 48 * 1024)
-    return true;
   for (int W = 0; W < 3; ++W) {
+    uint32_t Shared = dimsOf(W, L).SharedBytes;
+    if (Shared <= 48 * 1024)
+      continue;
     cu::Result R = A.FuncSetAttribute(
-        Fn[W], cu::FuncAttrMaxDynamicSharedSizeBytes, int(L.SharedBytes));
+        Fn[W], cu::FuncAttrMaxDynamicSharedSizeBytes, int(Shared));
     if (R != cu::Success)
       return fail(Reason::LaunchFailed, W,
-                  "cannot allow " + Twine(L.SharedBytes) +
+                  "cannot allow " + Twine(Shared) +
                       " bytes of dynamic shared memory: " + cu::describe(A, R));
   }
   return true;
@@ -452,9 +439,10 @@ bool DeviceContext::launch(int W, const ResolvedLaunch &L,
                          ? const_cast<uint8_t *>(L.Args[I].ParamBytes.data())
                          : static_cast<void *>(&PtrStore[I]));
   ++Launches[W];
-  cu::Result R = A.LaunchKernel(Fn[W], L.Grid[0], L.Grid[1], L.Grid[2],
-                                L.Block[0], L.Block[1], L.Block[2],
-                                L.SharedBytes, S, Params.data(), nullptr);
+  LaunchDims D = dimsOf(W, L);
+  cu::Result R = A.LaunchKernel(Fn[W], D.Grid[0], D.Grid[1], D.Grid[2],
+                                D.Block[0], D.Block[1], D.Block[2],
+                                D.SharedBytes, S, Params.data(), nullptr);
   if (R == cu::Success)
     return true;
   return fail(cu::isStickyError(R) ? Reason::Trap : Reason::LaunchFailed, W,

@@ -13,6 +13,7 @@
 #include "WorkerInternal.h"
 #include "astra/Harness/CudaDriver.h"
 #include "astra/Harness/Spec.h"
+#include "astra/Support/ErrorText.h"
 #include "llvm/ADT/Twine.h"
 #include <chrono>
 #include <optional>
@@ -21,10 +22,6 @@
 
 namespace astra {
 namespace worker {
-
-/// The text of \p E without the "error: " that AstraError::log adds: the
-/// parent wraps it in an error of its own.
-std::string errorText(llvm::Error E);
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point T);

@@ -44,6 +44,8 @@ struct WorkerJob {
   std::string OrigPtx, CandPtx;     ///< PTX text
   std::string OrigEntry, CandEntry; ///< mangled entry names
   std::vector<WorkerShape> Shapes;
+  /// The candidate's launch overrides; the original runs the spec's launch.
+  LaunchOverrides Launch;
   double TimeBudget = 1.0, TargetHalfWidth = 0.005, MinGain = 0.01;
 };
 
@@ -96,6 +98,11 @@ llvm::Expected<const KernelSpec *> findSpecKernel(const LaunchSpecFile &SF,
 WorkerJob makeJob(llvm::StringRef SpecPath, const KernelSpec &K,
                   bool EdgeShapes, double TimeBudget, double TargetHalfWidth,
                   double MinGain, std::vector<std::string> *Notes = nullptr);
+
+/// Fails (input error) when \p Job's launch overrides do not resolve on
+/// one of its spec shapes (docs/harness.md, "Launch overrides"): a variable
+/// that is not tunable, a launch beyond the limits, other buffers.
+llvm::Error checkLaunchOverrides(const KernelSpec &K, const WorkerJob &Job);
 
 /// Where and how a worker runs.
 struct WorkerRun {

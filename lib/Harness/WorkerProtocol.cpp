@@ -104,7 +104,8 @@ std::string jobToJSONText(const WorkerJob &J) {
                                {"shapes", std::move(Shapes)},
                                {"time_budget", J.TimeBudget},
                                {"target_half_width", J.TargetHalfWidth},
-                               {"min_gain", J.MinGain}};
+                               {"min_gain", J.MinGain},
+                               {"candidate_launch", J.Launch.str()}};
   std::string S;
   raw_string_ostream(S) << V;
   return S;
@@ -140,6 +141,16 @@ static bool fromJSON(const json::Value &V, WorkerJob &J, json::Path P) {
     return false;
   }
   J.Mode = *M;
+  std::string Launch;
+  if (!O.map("candidate_launch", Launch))
+    return false;
+  Expected<LaunchOverrides> LO = LaunchOverrides::parse(Launch);
+  if (!LO) {
+    P.field("candidate_launch").report("not launch overrides");
+    consumeError(LO.takeError());
+    return false;
+  }
+  J.Launch = std::move(*LO);
   return O.map("spec", J.SpecPath) && O.map("kernel", J.Kernel) &&
          O.map("original_ptx", J.OrigPtx) &&
          O.map("candidate_ptx", J.CandPtx) &&

@@ -1,5 +1,6 @@
 //===- Error.cpp - Diagnostics and exit codes -----------------------------===//
 #include "astra/Support/Error.h"
+#include "astra/Support/ErrorText.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -64,6 +65,24 @@ int reportError(Error E, StringRef Tool, raw_ostream &OS) {
         Code = std::max(Code, static_cast<int>(ExitCode::Internal));
       });
   return Code;
+}
+
+std::string errorText(Error E) {
+  std::string S;
+  handleAllErrors(
+      std::move(E),
+      [&](const AstraError &A) {
+        const DiagLoc &L = A.getLoc();
+        if (!L.File.empty()) {
+          S = L.File;
+          if (L.Line)
+            S += ":" + std::to_string(L.Line) + ":" + std::to_string(L.Col);
+          S += ": ";
+        }
+        S += A.getMessage();
+      },
+      [&](const ErrorInfoBase &B) { S = B.message(); });
+  return S;
 }
 
 } // namespace astra

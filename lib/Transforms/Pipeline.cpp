@@ -102,7 +102,12 @@ Expected<ApplyResult> applyRewrite(const CompileSetup &Setup,
   if (E)
     return std::move(E);
 
-  if (Edits.empty()) {
+  // A launch may change with nothing in the file that encodes it.
+  bool LaunchOnly = R->changesLaunch() &&
+                    llvm::any_of(Result.Sites, [](const RewriteSite &S) {
+                      return S.Applicable && S.Selected;
+                    });
+  if (Edits.empty() && !LaunchOnly) {
     // Say where and why, Clang-style, one line per refused site.
     std::string Msg;
     raw_string_ostream OS(Msg);

@@ -10,6 +10,13 @@ namespace astra {
 
 Rewrite::~Rewrite() = default;
 
+/// A spec variable name: an identifier (no '-', unlike the rewrites' own
+/// parameters).
+static bool isLaunchVariable(StringRef Key) {
+  return !Key.empty() && (isAlpha(Key[0]) || Key[0] == '_') &&
+         all_of(Key, [](char C) { return isAlnum(C) || C == '_'; });
+}
+
 Error Rewrite::checkParams(const RewriteParams &P) const {
   std::vector<ParamDesc> Known = getParams();
   for (const auto &KV : P.Values) {
@@ -20,12 +27,24 @@ Error Rewrite::checkParams(const RewriteParams &P) const {
         return E;
       continue;
     }
+    if (takesLaunchVariables() && isLaunchVariable(KV.getKey())) {
+      int64_t V = 0;
+      if (StringRef(KV.getValue()).getAsInteger(10, V) || V < 1)
+        return makeInputError("rewrite '" + getName() + "': parameter '" +
+                              KV.getKey() +
+                              "' (a tunable launch variable) "
+                              "takes a positive integer, got '" +
+                              KV.getValue() + "'");
+      continue;
+    }
     std::vector<std::string> Names;
     for (const ParamDesc &D : Known)
       Names.push_back(D.Key);
     Names.push_back("kernel");
     Names.push_back("loop");
     Names.push_back("function");
+    if (takesLaunchVariables())
+      Names.push_back("<a tunable variable of the spec>");
     return makeInputError("rewrite '" + getName() + "': unknown parameter '" +
                           KV.getKey() + "'; parameters: " + join(Names, ", "));
   }

@@ -79,7 +79,16 @@ public:
                     {"16", "8"},
                     "bytes per vector access: 16 or 8"};
     Width.Choices = {"16", "8"};
-    return {Width};
+    // Not enumerated on its own: the search proposes it together with
+    // launch:grid-x-div, which it enables (SearchAgent.cpp).
+    ParamDesc AnyGrid{"any-grid",
+                      RewriteParamKind::Bool,
+                      "0",
+                      {"0"},
+                      "1: a one-element-per-thread kernel covers every "
+                      "element below its bound for any grid (grid-stride), "
+                      "so that launch:grid-x-div may shrink the grid"};
+    return {Width, AnyGrid};
   }
   Scope getScope() const override { return Scope::Loop; }
 
@@ -113,6 +122,9 @@ protected:
     Expected<int64_t> Width = P.getInt("width", 16);
     if (!Width)
       return Width.takeError();
+    Expected<int64_t> AnyGrid = P.getInt("any-grid", 0);
+    if (!AnyGrid)
+      return AnyGrid.takeError();
     ASTContext &Ctx = RC.getASTContext();
     const SourceManager &SM = Ctx.getSourceManager();
     std::vector<PlannedSite> Sites;
@@ -132,6 +144,10 @@ protected:
         Site.Loc = RC.getDiagLoc(Where);
         if (Why.empty())
           Why = findImpossibleGuard(*Thread);
+        if (Why.empty() && *AnyGrid && !Thread->RegionOnce.empty())
+          Why = "any-grid=1 runs the body several times per thread, and " +
+                Thread->RegionOnce;
+        Thread->AnyGrid = *AnyGrid;
         if (!Why.empty()) {
           Site.Detail = "one element per thread: " + Why;
           Sites.push_back({std::move(Site), nullptr});
@@ -141,6 +157,12 @@ protected:
           Site.ChangesRounding = Thread->RegroupsFloatReduction;
           Site.Reassociates = Thread->RegroupsFloatReduction;
           Site.Detail = "one element per thread: " + describe(*Thread);
+          if (*AnyGrid) {
+            Site.Detail += "; any grid: grid-stride over every element "
+                           "below the bound, the fallback too";
+            Site.Assumes = "the original's launch covers every element "
+                           "(gridDim * blockDim >= the bound)";
+          }
           Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
                              E.replaceBlock(Begin, End,
                                             generatePerThread(*Thread));
@@ -158,7 +180,9 @@ protected:
         unsigned LoopAt =
             SM.getFileOffset(SM.getFileLoc(Loops[I]->getBeginLoc()));
         std::string Why =
-            ThreadApplies && LoopAt >= Begin && LoopAt < End
+            *AnyGrid ? "any-grid=1 applies to one-element-per-thread kernels "
+                       "only"
+            : ThreadApplies && LoopAt >= Begin && LoopAt < End
                 ? "inside the per-thread body that this run vectorizes as a "
                   "whole"
                 : analyzeVectorLoop(Ctx, K, Loops[I],

@@ -310,7 +310,43 @@ static void writeTail(raw_ostream &OS, const VecLoopPlan &Plan) {
      << Plan.BodyText << "\n}\n";
 }
 
+/// The any-grid form: grid-stride loops over the packs, the tail and, as
+/// the fallback, the original's elements, so any grid covers [0, n).
+static std::string generateAnyGrid(const VecLoopPlan &Plan) {
+  std::string S;
+  raw_string_ostream OS(S);
+  const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType,
+                    &Idx = Plan.NameIdx, &Stride = Plan.NameStride;
+  std::string End = paren(Plan.End);
+  OS << "// " << AnyGridMarker << "\n";
+  OS << "const " << T << " " << Stride << " = " << Plan.Step << ";\n";
+  writeGuard(OS, Plan);
+  if (!Plan.OtherExits.empty())
+    OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
+  writeWidthAndUnions(OS, Plan);
+  OS << "for (" << T << " " << Idx << " = " << I << "; " << Idx << " < " << End
+     << " / " << W << "; " << Idx << " += " << Stride << ") {\n";
+  OS << "const " << T << " " << I << " = " << Idx << " * " << W << ";\n";
+  OS << Plan.WidenedBody << "}\n";
+  OS << "// Scalar tail: the last " << End << " % " << W
+     << " elements, grid-stride.\n";
+  OS << "for (" << T << " " << Idx << " = " << End << " / " << W << " * " << W
+     << " + " << I << "; " << Idx << " < " << End << "; " << Idx
+     << " += " << Stride << ") {\n";
+  OS << "const " << T << " " << I << " = " << Idx << ";\n"
+     << Plan.RegionText << "\n}\n";
+  OS << "} else {\n";
+  OS << "// The original, grid-stride.\n";
+  OS << "for (" << T << " " << Idx << " = " << I << "; " << Idx << " < " << End
+     << "; " << Idx << " += " << Stride << ") {\n";
+  OS << "const " << T << " " << I << " = " << Idx << ";\n"
+     << Plan.LoopIndent << Plan.LoopText << "\n}\n}";
+  return S;
+}
+
 std::string generatePerThread(const VecLoopPlan &Plan) {
+  if (Plan.AnyGrid)
+    return generateAnyGrid(Plan);
   std::string S;
   raw_string_ostream OS(S);
   const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType;

@@ -85,7 +85,20 @@ struct VecLoopPlan {
   /// per-element body, and the text the fallback keeps.
   std::string RegionText;
   std::string NameStride, NameLimit;
+  /// The any-grid form (`any-grid=1`): every element below the bound for
+  /// any grid, the fallback a grid-stride loop over the original too, so
+  /// that `launch:grid-x-div` may shrink the grid.
+  bool AnyGrid = false;
+  /// Why the region cannot run more than once per thread (a return, a
+  /// barrier); empty when it can. The any-grid form needs it empty.
+  std::string RegionOnce;
 };
+
+/// The comment that opens vectorize-loads' any-grid form: what the launch
+/// rewrite looks for before it shrinks a kernel's grid.
+constexpr const char *AnyGridMarker =
+    "astra-opt vectorize-loads: any grid (every element below the bound, "
+    "grid-stride)";
 
 /// Analyses \p Loop of \p Kernel for a vectorization with \p WidthBytes-wide
 /// accesses. On success fills \p Plan (all but the local names) and returns

@@ -15,7 +15,11 @@
 // that share packs differ only in (blockIdx.b, threadIdx.t); BODY may not
 // depend on those other than through i, and the guard depends on neither,
 // so all of them take the same path. Host code needs no change; a launch
-// with G / W threads would do the same work.
+// with fewer threads would run fewer elements. The any-grid form
+// (`any-grid=1`, VectorizeLoadsCodegen.cpp) covers every element below n
+// for any grid instead, so that `launch:grid-x-div` may shrink the grid;
+// it runs the body several times per thread, so it needs a body that
+// neither returns nor synchronises (RegionOnce).
 //
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
@@ -80,6 +84,28 @@ bool isReturn(const Stmt *S) {
     return CS->size() == 1 && isReturn(CS->body_front());
   const auto *R = dyn_cast_or_null<ReturnStmt>(S);
   return R && !R->getRetValue();
+}
+/// Why \p S cannot run more than once per thread in a loop: a return (it
+/// would end the thread's later elements too), a barrier or a warp
+/// collective (threads run different numbers of iterations). Empty if none.
+std::string whyNotRepeatable(const Stmt *S) {
+  if (!S)
+    return "";
+  if (isa<ReturnStmt>(S))
+    return "the body returns";
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *F = C->getDirectCallee()) {
+      StringRef N = F->getName();
+      for (StringRef P : {"__sync", "__shfl", "__ballot", "__any", "__all",
+                          "__reduce", "__match", "__activemask"})
+        if (N.starts_with(P))
+          return "the body calls " + N.str() +
+                 ", which needs every thread of the block or warp";
+    }
+  for (const Stmt *C : S->children())
+    if (std::string Why = whyNotRepeatable(C); !Why.empty())
+      return Why;
+  return "";
 }
 } // namespace
 
@@ -242,6 +268,9 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
             .rtrim()
             .str();
     SourceLocation W = IfBegin;
+    for (const Stmt *S : Region)
+      if (P.RegionOnce.empty())
+        P.RegionOnce = whyNotRepeatable(S);
     std::string R = widenRegion(Ctx, K, IV, PartitionDeps, Region, P, W);
     if (!R.empty()) {
       Fail(W, R);

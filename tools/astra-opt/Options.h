@@ -6,6 +6,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace astra {
 
@@ -43,6 +44,8 @@ struct InputSource {
   std::string Code;
   /// The input as read, before any --apply (stdin is read once).
   std::string Original;
+  /// The --apply steps that made Code from Original, in order.
+  std::vector<std::string> Applied;
 };
 
 /// Builds the compile setup from the options (and compile_commands.json when

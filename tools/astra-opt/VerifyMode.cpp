@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Modes.h"
+#include "astra/Agent/Plan.h"
 #include "astra/Codegen/Backend.h"
 #include "astra/Frontend/KernelSource.h"
 #include "astra/Harness/Spec.h"
@@ -33,6 +34,12 @@ static cl::opt<std::string>
                   cl::desc("--verify: the candidate .cu file (default: the "
                            "input after --apply, else the input itself)"),
                   cl::value_desc("file"), cl::cat(AstraCategory));
+static cl::opt<std::string> CandidateLaunch(
+    "candidate-launch",
+    cl::desc("--verify: the candidate's own launch, e.g. B=512,grid-x-div=8 "
+             "(default: that of the --apply=launch steps; the original runs "
+             "the spec's)"),
+    cl::value_desc("overrides"), cl::cat(AstraCategory));
 static cl::opt<double>
     ShapeTime("shape-time",
               cl::desc("--verify: timing budget per shape in seconds "
@@ -71,7 +78,17 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     CandName = CandidateFile;
     CandCode = (*C)->getBuffer().str();
   }
-  bool Control = CandidateFile.empty() && CandCode == OrigCode;
+  // The launch the --apply steps give the candidate (the `launch` rewrite).
+  Expected<LaunchOverrides> Launch = launchOverridesOf(In.Applied);
+  if (!Launch)
+    return Launch.takeError();
+  if (CandidateLaunch.getNumOccurrences()) {
+    Launch = LaunchOverrides::parse(CandidateLaunch);
+    if (!Launch)
+      return Launch.takeError();
+  }
+  bool Control =
+      CandidateFile.empty() && CandCode == OrigCode && Launch->empty();
 
   std::vector<std::string> Names;
   for (const KernelSpec &K : SF->Kernels)
@@ -116,6 +133,7 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     Opts.OriginalFile = In.FileName;
     Opts.CandidateFile = CandName;
     Opts.IsControlRun = Control;
+    Opts.Launch = *Launch;
     Opts.TimeoutSeconds = HarnessTimeout;
     Opts.TimeBudget = ShapeTime;
     Opts.EdgeShapes = !NoEdgeShapes;

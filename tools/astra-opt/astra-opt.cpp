@@ -119,6 +119,7 @@ static Error run() {
       if (S.Applicable && S.Selected && !S.Warning.empty())
         printDiag(errs(), S.Loc, "warning", S.Warning);
     In.Code = std::move(R->Code);
+    In.Applied.push_back(Spec);
   }
 
   using ModeFn = Error (*)(const CompileSetup &, const InputSource &, bool &);

@@ -78,13 +78,20 @@ struct Evaluation {
 
 /// What an agent sees of one kernel.
 struct AgentContext {
-  std::string SpecKernel; ///< as the spec names it: "act_and_mul<__half>"
+  std::string SpecKernel;   ///< as the spec names it: "act_and_mul<__half>"
   std::string SourceKernel; ///< the kernel's source name: "act_and_mul"
   std::string FileName;
   std::string OriginalCode;
   std::string KernelModelJSON; ///< the kernel model, printed
   /// The spec declares the kernel's buffers never alias (`noalias`).
   bool SpecNoAlias = false;
+  /// The launches the spec's `tunable` allows, as steps
+  /// (`launch:kernel=k,B=512,block=512`): proposed like catalogue options.
+  std::vector<std::string> TunableSteps;
+  /// Elements of the kernel's narrowest buffer per 16-byte pack: the grid
+  /// divisor proposed together with vectorize-loads' any-grid form (0 or 1:
+  /// none).
+  unsigned PackWidth = 0;
   const std::vector<Evaluation> *History = nullptr;
   const Evaluation *Best = nullptr; ///< the best verified so far, or null
   unsigned Round = 0;

@@ -9,6 +9,7 @@
 #ifndef ASTRA_AGENT_PLAN_H
 #define ASTRA_AGENT_PLAN_H
 
+#include "astra/Harness/Spec.h"
 #include "astra/Support/CompileSetup.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -24,7 +25,7 @@ struct KernelPlan {
   /// A replacement for the kernel's definition (the LLM agent's), put in
   /// after the steps; empty for a pure plan.
   std::string ReplacementSource;
-  double Speedup = 1;             ///< the verified geomean speedup
+  double Speedup = 1; ///< the verified geomean speedup
   /// A step reassociates floating-point arithmetic: results may differ in
   /// the last bits from the original's (within the verified tolerance).
   bool ReassociatesFloat = false;
@@ -52,6 +53,18 @@ llvm::json::Value toJSON(const PlanFile &P);
 llvm::Expected<PlanFile> parsePlan(llvm::StringRef JSON,
                                    llvm::StringRef FileName);
 llvm::Expected<PlanFile> readPlanFile(llvm::StringRef Path);
+
+/// The launch overrides of a plan: every `launch` step's tunable variables
+/// and divisors (`launch:B=512,grid-x-div=8`), a later step's value
+/// replacing an earlier one's. Empty when no step is a `launch`.
+llvm::Expected<LaunchOverrides>
+launchOverridesOf(llvm::ArrayRef<std::string> Steps);
+
+/// The launch contract of \p O for \p K, for the plan and the report: the
+/// overrides, and per spec shape the original's launch and the new one
+/// (grid, block, shared bytes), so that a caller elsewhere can follow.
+llvm::json::Object launchContract(const KernelSpec &K,
+                                  const LaunchOverrides &O);
 
 /// Applies \p Steps to \p Code in order. A step that no longer applies is an
 /// error (exit 1) that names the step and why.

@@ -55,14 +55,18 @@ public:
 
   /// Judges one candidate in its own child process on worker \p Worker. A
   /// refused candidate is a result, not an error.
+  /// \p Launch: the candidate's launch overrides (the original runs the
+  /// spec's launch).
   llvm::Expected<VerifyResult> evaluate(llvm::StringRef CandidatePtx,
                                         llvm::StringRef Label,
-                                        unsigned Worker = 0);
+                                        unsigned Worker = 0,
+                                        const LaunchOverrides &Launch = {});
 
   /// The full protocol of `--verify` in a fresh process: used for the
   /// winner before it is written.
   llvm::Expected<VerifyResult> verifyFully(llvm::StringRef CandidatePtx,
-                                           llvm::StringRef Label);
+                                           llvm::StringRef Label,
+                                           const LaunchOverrides &Launch = {});
 
   /// Where the session keeps the reference and each worker's files.
   llvm::StringRef getWorkDir() const;

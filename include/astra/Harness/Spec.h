@@ -31,7 +31,8 @@
 
 namespace astra {
 
-//===-- Spec data ----------------------------------------------------------===//
+//===-- Spec data
+//----------------------------------------------------------===//
 
 enum class ArgRole { In, Out, InOut };
 llvm::StringRef roleName(ArgRole R);
@@ -45,7 +46,7 @@ std::optional<Dist> parseDist(llvm::StringRef Name);
 struct ScalarValue {
   bool IsFloat = false;
   double Float = 0; ///< when IsFloat
-  SizeExpr Int;         ///< when !IsFloat
+  SizeExpr Int;     ///< when !IsFloat
 };
 
 /// Structured generators (docs/spec.md, `gen`).
@@ -64,8 +65,8 @@ struct GenSpec {
   GenKind Kind = GenKind::Iota;
   SizeExpr Rows, MinDegree, MaxDegree; ///< csr_indptr
   SizeExpr Row;                        ///< distinct_per_row
-  std::string Indptr;              ///< csr_indices: name of the indptr arg
-  ScalarValue Value;               ///< constant
+  std::string Indptr;                  ///< csr_indices: name of the indptr arg
+  ScalarValue Value;                   ///< constant
 };
 
 /// One field of a struct passed by value (`"fields"`, docs/spec.md): a
@@ -76,7 +77,7 @@ struct FieldSpec {
   DType Type = DType::F32;
   uint64_t Offset = 0;
   ScalarValue Value;
-  std::string Path; ///< "kernels[0].args[2].fields[1]"
+  std::string Path;  ///< "kernels[0].args[2].fields[1]"
   bool Valid = true; ///< name, dtype and offset parsed
 };
 
@@ -88,7 +89,7 @@ struct ArgSpec {
   // Buffers.
   SizeExpr Count;
   ArgRole Role = ArgRole::In;
-  std::optional<Dist> Distribution; ///< `dist`, when given
+  std::optional<Dist> Distribution;                   ///< `dist`, when given
   std::optional<std::pair<SizeExpr, SizeExpr>> Range; ///< `range` [lo, hi)
   std::optional<GenSpec> Gen;
   /// Inject a few NaN/Inf into this input (`"specials": true`).
@@ -149,6 +150,15 @@ struct DomainViolation {
   std::string Requirement;
 };
 
+/// A launch variable the launch rewrite may set (`"tunable": {"B": [128,
+/// 256, 512]}`, docs/spec.md): a shape variable with a `vars` entry that is
+/// not varied, used only by `grid`, `block` and `shared_bytes`.
+struct TunableVar {
+  std::string Name;
+  std::vector<int64_t> Values; ///< positive, in spec order
+  std::string Path;            ///< "tunable.B"
+};
+
 struct KernelSpec {
   /// As written in the spec, e.g. "act_and_mul<__half>".
   std::string Kernel;
@@ -165,6 +175,8 @@ struct KernelSpec {
   /// read once, each output byte written once); empty when not given.
   SizeExpr Bytes;
   bool NoAlias = false;
+  /// `tunable`: the launch variables a candidate may set, in spec order.
+  std::vector<TunableVar> Tunable;
   /// Field path for diagnostics: "" for a single-kernel file, else
   /// "kernels[<i>]".
   std::string Path;
@@ -181,6 +193,8 @@ struct KernelSpec {
   Tolerance toleranceFor(const ArgSpec &A) const;
   /// The kernel's base name, without template arguments.
   llvm::StringRef baseName() const;
+  /// The tunable variable \p Name, or null.
+  const TunableVar *tunableVar(llvm::StringRef Name) const;
   /// The domain of shape variable \p Name, or null (unconstrained).
   const VarDomain *domainOf(llvm::StringRef Name) const;
   /// Every constraint of `vars` that \p S breaks, in spec order (none: \p S
@@ -228,7 +242,8 @@ llvm::Expected<LaunchSpecFile> parseSpec(llvm::StringRef JSON,
 /// Reads \p Path and calls parseSpec.
 llvm::Expected<LaunchSpecFile> parseSpecFile(llvm::StringRef Path);
 
-//===-- Resolution ---------------------------------------------------------===//
+//===-- Resolution
+//---------------------------------------------------------===//
 
 struct ResolvedArg {
   bool IsScalar = false;
@@ -245,10 +260,25 @@ struct ResolvedArg {
   unsigned ParamSize = 0;
 };
 
+/// The launch of one party: grid, block, dynamic shared memory.
+struct LaunchDims {
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t Block[3] = {1, 1, 1};
+  uint32_t SharedBytes = 0;
+  bool operator==(const LaunchDims &O) const;
+  /// `grid (8, 4, 1) block (256, 1, 1) shared 0`.
+  std::string str() const;
+};
+
 struct ResolvedLaunch {
   uint32_t Grid[3] = {1, 1, 1};
   uint32_t Block[3] = {1, 1, 1};
   uint32_t SharedBytes = 0;
+  /// The candidate's launch: the original's (Grid, Block, SharedBytes)
+  /// unless resolveCandidateLaunch() applied launch overrides.
+  LaunchDims Cand;
+  /// The original's launch as LaunchDims.
+  LaunchDims dims() const;
   std::vector<ResolvedArg> Args; ///< parallel to KernelSpec::Args
   /// Every buffer counted whole: `in` and `out` once, `inout` twice (read
   /// and written).
@@ -276,7 +306,37 @@ constexpr int64_t MaxBlockZ = 64;
 /// nominal byte count).
 llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 
-//===-- Checking against the kernels ---------------------------------------===//
+/// What a candidate changes in the launch (the `launch` rewrite's contract,
+/// docs/harness.md "Launch overrides"): tunable variables set to other
+/// values, and the x extent of the grid or of the block divided (rounded
+/// up) by a factor. Text form, as in the job and the reports:
+/// `B=512,grid-x-div=8` (empty: the spec's launch).
+struct LaunchOverrides {
+  std::vector<std::pair<std::string, int64_t>> Vars;
+  int64_t GridXDiv = 1, BlockXDiv = 1;
+
+  bool empty() const { return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1; }
+  std::string str() const;
+  /// Parses str()'s form; errors name the bad part.
+  static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
+  /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
+  /// `block-x-div`. Values must be positive.
+  llvm::Error set(llvm::StringRef Name, int64_t Value);
+  bool operator==(const LaunchOverrides &O) const {
+    return Vars == O.Vars && GridXDiv == O.GridXDiv && BlockXDiv == O.BlockXDiv;
+  }
+};
+
+/// Resolves \p K on \p S once more with \p O's variables set (each must be
+/// tunable), divides the grid's and block's x extents, and stores the result
+/// in \p L.Cand (\p L is resolve(K, S)). Errors: a variable that is not
+/// tunable, a launch beyond the limits, and buffers or scalar arguments that
+/// differ from \p L's (a tunable variable may size only the launch).
+llvm::Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
+                                   const LaunchOverrides &O, ResolvedLaunch &L);
+
+//===-- Checking against the kernels
+//---------------------------------------===//
 
 /// What the spec is checked against: a kernel's parameters as the frontend
 /// sees them (filled from the Clang AST by the driver).

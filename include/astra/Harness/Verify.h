@@ -1,4 +1,5 @@
-//===- Verify.h - Run a candidate against the original on the GPU -*- C++ -*-===//
+//===- Verify.h - Run a candidate against the original on the GPU -*- C++
+//-*-===//
 //
 // The harness's entry point (design section 6, docs/harness.md). The parent
 // process never touches CUDA: verifyCandidate() writes a job (JSON) and runs
@@ -14,6 +15,7 @@
 // What callers of verifyCandidate also use; each declared in its own header.
 #include "astra/Harness/HarnessWorker.h"
 #include "astra/Harness/PtxScan.h"
+#include "astra/Harness/Spec.h"
 #include "astra/Harness/VerifyResult.h"
 #include "astra/Harness/VerifyTable.h"
 #include "llvm/Support/Error.h"
@@ -35,6 +37,9 @@ struct VerifyOptions {
   std::string Kernel;
   std::string OriginalFile, CandidateFile; ///< for the report
   std::string OriginalPtx, CandidatePtx;   ///< PTX text
+  /// The candidate's launch (the `launch` rewrite's contract); the original
+  /// runs with the spec's.
+  LaunchOverrides Launch;
   /// The candidate is the original itself (a control run).
   bool IsControlRun = false;
   /// Whole-worker time limit; a candidate that runs past it hangs.
@@ -65,7 +70,6 @@ llvm::Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts);
 /// \p CandPtx stores to and \p OrigPtx does not.
 std::vector<std::string> globalStateNotes(llvm::StringRef OrigPtx,
                                           llvm::StringRef CandPtx);
-
 
 } // namespace astra
 

@@ -77,6 +77,9 @@ struct VerifyResult {
   double WorkerSeconds = 0, WallSeconds = 0;
   bool IsControlRun = false;
   std::string KernelName, OriginalFile, CandidateFile;
+  /// The candidate's launch overrides (LaunchOverrides::str()), empty when
+  /// it runs with the spec's launch.
+  std::string Launch;
 };
 
 /// Fills in the verdict of a result from its timed shapes: the geometric

@@ -165,6 +165,12 @@ public:
   /// One line for --help and --list-rewrites.
   virtual llvm::StringRef getDescription() const = 0;
   virtual std::vector<ParamDesc> getParams() const { return {}; }
+  /// Whether it also takes the spec's tunable launch variables as
+  /// parameters (`launch:B=512`): an identifier set to a positive integer.
+  virtual bool takesLaunchVariables() const { return false; }
+  /// Whether it changes the kernel's launch (the contract the plan and the
+  /// report carry): an applicable site may then leave the file as it is.
+  virtual bool changesLaunch() const { return false; }
 
   /// The smallest selection the search applies it to: one loop (`loop=`,
   /// for rewrites of a loop) or one kernel (`kernel=`, for rewrites of

@@ -1,0 +1,79 @@
+//===- LaunchContract.cpp - What a plan changes in the launch -------------===//
+//
+// A plan's `launch` steps change how the kernel is launched: the harness
+// runs the candidate with those overrides (docs/harness.md, "Launch
+// overrides"), and the plan and the report write the new launch out per
+// spec shape, so that a caller in another file can launch the rewritten
+// kernel the way it was verified.
+//
+//===----------------------------------------------------------------------===//
+#include "astra/Agent/Plan.h"
+#include "astra/Support/ErrorText.h"
+#include "astra/Transforms/Rewrite.h"
+
+using namespace llvm;
+
+namespace astra {
+
+Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps) {
+  LaunchOverrides O;
+  for (const std::string &Step : Steps) {
+    Expected<RewriteParams> P = RewriteParams::parse(Step);
+    if (!P)
+      return P.takeError();
+    if (P->Name != "launch")
+      continue;
+    for (const auto &KV : P->Values) {
+      if (KV.getKey() == "block")
+        continue; // the thread count written into the source
+      int64_t V = 0;
+      if (StringRef(KV.getValue()).getAsInteger(10, V))
+        return makeInputError("step '" + Step + "': '" + KV.getKey() +
+                              "' takes an integer, got '" + KV.getValue() +
+                              "'");
+      if (Error E = O.set(KV.getKey(), V))
+        return std::move(E);
+    }
+  }
+  return O;
+}
+
+static json::Array dimsToJSON(const uint32_t (&D)[3]) {
+  return json::Array{D[0], D[1], D[2]};
+}
+
+json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
+  json::Array Shapes;
+  for (const Shape &S : K.Shapes) {
+    json::Object Row{{"shape", S.str()}};
+    Expected<ResolvedLaunch> L = resolve(K, S);
+    if (!L) {
+      Row["error"] = errorText(L.takeError());
+      Shapes.push_back(std::move(Row));
+      continue;
+    }
+    if (Error E = resolveCandidateLaunch(K, S, O, *L))
+      Row["error"] = errorText(std::move(E));
+    Row["original"] = json::Object{{"grid", dimsToJSON(L->Grid)},
+                                   {"block", dimsToJSON(L->Block)},
+                                   {"shared_bytes", L->SharedBytes}};
+    Row["new"] = json::Object{{"grid", dimsToJSON(L->Cand.Grid)},
+                              {"block", dimsToJSON(L->Cand.Block)},
+                              {"shared_bytes", L->Cand.SharedBytes}};
+    Shapes.push_back(std::move(Row));
+  }
+  json::Object Vars;
+  for (const auto &[Name, Value] : O.Vars)
+    Vars[Name] = Value;
+  return json::Object{
+      {"overrides", O.str()},
+      {"vars", std::move(Vars)},
+      {"grid_x_div", O.GridXDiv},
+      {"block_x_div", O.BlockXDiv},
+      {"rule", "the spec's grid, block and shared_bytes with vars set, then "
+               "grid.x and block.x divided by grid_x_div and block_x_div, "
+               "rounded up"},
+      {"shapes", std::move(Shapes)}};
+}
+
+} // namespace astra

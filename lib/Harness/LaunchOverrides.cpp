@@ -1,0 +1,148 @@
+//===- LaunchOverrides.cpp - A candidate's own launch ---------------------===//
+//
+// A candidate made by the `launch` rewrite runs with another launch than the
+// original: tunable variables set to other values (`B=512`), the grid's or
+// the block's x extent divided (`grid-x-div=8`). The spec is resolved once
+// more per shape with the variables set; the buffers and scalar arguments
+// must come out identical (both parties run on the same data), only the
+// grid, block and dynamic shared memory may differ. docs/harness.md,
+// "Launch overrides".
+//
+//===----------------------------------------------------------------------===//
+#include "astra/Harness/Spec.h"
+#include "astra/Support/ErrorText.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace astra {
+
+bool LaunchDims::operator==(const LaunchDims &O) const {
+  return std::equal(Grid, Grid + 3, O.Grid) &&
+         std::equal(Block, Block + 3, O.Block) && SharedBytes == O.SharedBytes;
+}
+
+std::string LaunchDims::str() const {
+  return formatv("grid ({0}, {1}, {2}) block ({3}, {4}, {5}) shared {6}",
+                 Grid[0], Grid[1], Grid[2], Block[0], Block[1], Block[2],
+                 SharedBytes)
+      .str();
+}
+
+LaunchDims ResolvedLaunch::dims() const {
+  LaunchDims D;
+  std::copy(Grid, Grid + 3, D.Grid);
+  std::copy(Block, Block + 3, D.Block);
+  D.SharedBytes = SharedBytes;
+  return D;
+}
+
+const TunableVar *KernelSpec::tunableVar(StringRef Name) const {
+  for (const TunableVar &T : Tunable)
+    if (T.Name == Name)
+      return &T;
+  return nullptr;
+}
+
+std::string LaunchOverrides::str() const {
+  std::vector<std::string> Parts;
+  for (const auto &[Name, Value] : Vars)
+    Parts.push_back(Name + "=" + std::to_string(Value));
+  if (GridXDiv != 1)
+    Parts.push_back("grid-x-div=" + std::to_string(GridXDiv));
+  if (BlockXDiv != 1)
+    Parts.push_back("block-x-div=" + std::to_string(BlockXDiv));
+  return join(Parts, ",");
+}
+
+Error LaunchOverrides::set(StringRef Name, int64_t Value) {
+  if (Value < 1)
+    return makeInputError("launch override '" + Name + "=" + Twine(Value) +
+                          "': the value must be a positive integer");
+  if (Name == "grid-x-div") {
+    GridXDiv = Value;
+    return Error::success();
+  }
+  if (Name == "block-x-div") {
+    BlockXDiv = Value;
+    return Error::success();
+  }
+  bool Ident = !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
+               all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
+  if (!Ident)
+    return makeInputError("launch override '" + Name +
+                          "': expected a tunable variable of the spec, "
+                          "grid-x-div or block-x-div");
+  for (auto &NV : Vars)
+    if (NV.first == Name) {
+      NV.second = Value;
+      return Error::success();
+    }
+  Vars.push_back({Name.str(), Value});
+  return Error::success();
+}
+
+Expected<LaunchOverrides> LaunchOverrides::parse(StringRef Text) {
+  LaunchOverrides O;
+  SmallVector<StringRef, 4> Parts;
+  Text.trim().split(Parts, ',', -1, false);
+  for (StringRef Part : Parts) {
+    auto [Key, Val] = Part.trim().split('=');
+    int64_t V = 0;
+    if (Key.trim().empty() || Val.trim().getAsInteger(10, V))
+      return makeInputError("launch overrides '" + Text +
+                            "': expected "
+                            "name=<integer>, got '" +
+                            Part.trim() + "'");
+    if (Error E = O.set(Key.trim(), V))
+      return std::move(E);
+  }
+  return O;
+}
+
+Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
+                             const LaunchOverrides &O, ResolvedLaunch &L) {
+  L.Cand = L.dims();
+  if (O.empty())
+    return Error::success();
+  std::string What = "the candidate's launch (" + O.str() + ")";
+  Shape CS = S;
+  for (const auto &[Name, Value] : O.Vars) {
+    if (!K.tunableVar(Name)) {
+      std::vector<std::string> Names;
+      for (const TunableVar &T : K.Tunable)
+        Names.push_back(T.Name);
+      return makeInputError(
+          "kernel '" + K.Kernel + "': " + What + " sets '" + Name +
+          "', which is not a tunable variable of the spec (tunable: " +
+          (Names.empty() ? std::string("none") : join(Names, ", ")) + ")");
+    }
+    CS.set(Name, Value);
+  }
+  Expected<ResolvedLaunch> C = resolve(K, CS);
+  if (!C)
+    return makeInputError(What + " on shape {" + S.str() +
+                          "}: " + errorText(C.takeError()));
+  for (size_t I = 0; I < K.Args.size(); ++I) {
+    const ResolvedArg &A = L.Args[I], &B = C->Args[I];
+    if (A.Count == B.Count && A.ParamBytes == B.ParamBytes)
+      continue;
+    return makeInputError(
+        "kernel '" + K.Kernel + "': " + What + " changes argument '" +
+        K.Args[I].Name + "' on shape {" + S.str() + "} (" +
+        (A.IsScalar ? "its value"
+                    : "count " + Twine(A.Count).str() + " -> " +
+                          Twine(B.Count).str()) +
+        "): a tunable variable may size only the launch (grid, block, "
+        "shared_bytes), never a buffer or a scalar argument");
+  }
+  L.Cand = C->dims();
+  L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
+  L.Cand.Block[0] =
+      uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
+  return Error::success();
+}
+
+} // namespace astra

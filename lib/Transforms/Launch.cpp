@@ -1,0 +1,251 @@
+//===- Launch.cpp - A kernel's launch: block size, grid, __launch_bounds__
+//-===//
+//
+// `launch` changes how a kernel is launched, not what a thread computes:
+//
+//   launch:kernel=k,B=512           a tunable variable of the spec (the spec
+//                                   declares the kernel correct for each of
+//                                   its values: docs/spec.md, `tunable`)
+//   launch:kernel=k,grid-x-div=8    the grid's x extent divided, rounded up
+//   launch:kernel=k,block-x-div=2   the block's x extent divided, rounded up
+//   block=512                       the new threads per block, for the edits
+//
+// Its contract goes to the harness (the candidate runs with its own launch,
+// the original with the spec's: docs/harness.md, "Launch overrides") and
+// into the plan and the report, so that a caller elsewhere can follow. In
+// the file it edits what encodes the launch: the kernel's
+// `__launch_bounds__(N)` (to `block`), and every `<<<grid, block, ...>>>` of
+// the kernel in the same file whose grid or block is an integer (divided,
+// or set to `block`); a dim3 argument is left as it is, with a warning.
+//
+// Dividing the grid or the block is correct only for a kernel whose threads
+// cover every element whatever the grid: the kernel must hold
+// vectorize-loads' any-grid form (grid-stride loops over the packs, the tail
+// and the fallback; recognised by the comment that form opens with). Any
+// other kernel is refused there, with the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "EditBatch.h"
+#include "Rewrites.h"
+#include "SiteUtil.h"
+#include "VectorizeLoadsPlan.h"
+#include "astra/Frontend/Kernels.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+namespace {
+
+/// Every `<<<...>>>` launch written in the main file.
+struct LaunchCollector : RecursiveASTVisitor<LaunchCollector> {
+  const SourceManager &SM;
+  std::vector<const CUDAKernelCallExpr *> Calls;
+  explicit LaunchCollector(const SourceManager &SM) : SM(SM) {}
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    if (SM.isWrittenInMainFile(SM.getFileLoc(E->getBeginLoc())))
+      Calls.push_back(E);
+    return true;
+  }
+};
+
+/// The launch the parameters ask for.
+struct LaunchChange {
+  std::vector<std::string> Vars; ///< "B=512"
+  int64_t GridDiv = 1, BlockDiv = 1;
+  int64_t Block = 0; ///< 0: not given
+  bool empty() const {
+    return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block;
+  }
+  std::string describe() const {
+    std::vector<std::string> Parts = Vars;
+    if (GridDiv > 1)
+      Parts.push_back("grid.x / " + std::to_string(GridDiv) + " (rounded up)");
+    if (BlockDiv > 1)
+      Parts.push_back("block.x / " + std::to_string(BlockDiv) +
+                      " (rounded up)");
+    if (Block)
+      Parts.push_back(std::to_string(Block) + " threads per block");
+    return join(Parts, ", ");
+  }
+};
+
+/// A launch argument as written: an integer passes through an implicit
+/// conversion to dim3 (a constructor call with defaulted y and z).
+const Expr *writtenArg(const Expr *E) {
+  while (true) {
+    E = E->IgnoreImplicit();
+    const auto *C = dyn_cast<CXXConstructExpr>(E);
+    if (!C || isa<CXXTemporaryObjectExpr>(C) || C->getNumArgs() < 1 ||
+        C->getParenOrBraceRange().isValid())
+      return E;
+    E = C->getArg(0);
+  }
+}
+
+std::string lineCol(const DiagLoc &L) {
+  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
+}
+
+std::string ceilDiv(StringRef Text, int64_t D) {
+  return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
+         std::to_string(D);
+}
+
+class Launch : public Rewrite {
+public:
+  StringRef getName() const override { return "launch"; }
+  StringRef getDescription() const override {
+    return "the kernel's launch: tunable spec variables (B=512), the grid's "
+           "or block's x extent divided (grid-x-div=8, after vectorize-loads' "
+           "any-grid form); edits __launch_bounds__ and <<<...>>> in the "
+           "file, and the plan and report carry the new launch";
+  }
+  std::vector<ParamDesc> getParams() const override {
+    auto Int = [](StringRef Key, StringRef Default, int64_t Min, int64_t Max,
+                  StringRef Help) {
+      ParamDesc D{Key.str(),
+                  RewriteParamKind::Int,
+                  Default.str(),
+                  {Default.str()},
+                  Help.str()};
+      D.Min = Min;
+      D.Max = Max;
+      return D;
+    };
+    return {Int("grid-x-div", "1", 1, 1024,
+                "divide the grid's x extent (rounded up); needs "
+                "vectorize-loads:any-grid=1"),
+            Int("block-x-div", "1", 1, 1024,
+                "divide the block's x extent (rounded up); needs "
+                "vectorize-loads:any-grid=1"),
+            Int("block", "0", 0, 1024,
+                "threads per block of the new launch, written into "
+                "__launch_bounds__ and <<<...>>> (0: unchanged)")};
+  }
+  bool takesLaunchVariables() const override { return true; }
+  bool changesLaunch() const override { return true; }
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override {
+    LaunchChange C;
+    for (const auto &KV : P.Values) {
+      StringRef Key = KV.getKey();
+      if (Key != "grid-x-div" && Key != "block-x-div" && Key != "block")
+        C.Vars.push_back(Key.str() + "=" + KV.getValue());
+    }
+    llvm::sort(C.Vars);
+    for (auto [Key, Out] :
+         {std::pair<StringRef, int64_t *>{"grid-x-div", &C.GridDiv},
+          {"block-x-div", &C.BlockDiv},
+          {"block", &C.Block}}) {
+      Expected<int64_t> V = P.getInt(Key, *Out);
+      if (!V)
+        return V.takeError();
+      *Out = *V;
+    }
+    ASTContext &Ctx = RC.getASTContext();
+    const SourceManager &SM = Ctx.getSourceManager();
+    LaunchCollector Launches(SM);
+    Launches.TraverseDecl(Ctx.getTranslationUnitDecl());
+
+    std::vector<PlannedSite> Sites;
+    for (const FunctionDecl *K : findKernels(Ctx)) {
+      std::string Name = K->getNameAsString();
+      RewriteSite Site;
+      Site.Kernel = Name;
+      Site.Selected = isSelected(P, Name, "");
+      Site.Loc = RC.getDiagLoc(K->getLocation());
+      auto Refuse = [&](const Twine &Why) {
+        Site.Detail = "launch of " + Name + ": " + Why.str();
+        Sites.push_back({Site, nullptr});
+      };
+      if (C.empty()) {
+        Refuse("nothing to change: give a tunable variable of the spec "
+               "(B=512), grid-x-div, block-x-div or block");
+        continue;
+      }
+      if ((C.GridDiv > 1 || C.BlockDiv > 1) &&
+          !RC.getText(K->getSourceRange()).contains(AnyGridMarker)) {
+        Refuse("dividing the grid or the block needs a kernel whose threads "
+               "cover every element for any grid: apply "
+               "vectorize-loads:any-grid=1 first (one element per thread)");
+        continue;
+      }
+      // The edits: __launch_bounds__, then every <<<...>>> of the kernel.
+      std::vector<std::pair<SourceRange, std::string>> Edits;
+      std::vector<std::string> Where, Warnings;
+      if (const auto *LB = K->getAttr<CUDALaunchBoundsAttr>()) {
+        const Expr *Max = LB->getMaxThreads();
+        std::string Why =
+            Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
+        if (C.Block && Why.empty()) {
+          Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
+          Where.push_back("__launch_bounds__ at " +
+                          lineCol(RC.getDiagLoc(Max->getBeginLoc())));
+        } else if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
+          Refuse("the kernel declares __launch_bounds__: give block=<threads "
+                 "per block> of the new launch so that it is rewritten too");
+          continue;
+        } else if (C.Block) {
+          Refuse("its __launch_bounds__ cannot be edited: " + Why);
+          continue;
+        }
+      }
+      for (const CUDAKernelCallExpr *Call : Launches.Calls) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        const CallExpr *Config = Call->getConfig();
+        if (!Callee || Callee->getNameAsString() != Name || !Config ||
+            Config->getNumArgs() < 2)
+          continue;
+        std::string At = lineCol(RC.getDiagLoc(Call->getBeginLoc()));
+        auto Arg = [&](unsigned I, int64_t Div, int64_t Set, StringRef What) {
+          if (Div <= 1 && !Set)
+            return;
+          const Expr *A = writtenArg(Config->getArg(I));
+          std::string Why = getMacroReason(RC, A->getSourceRange());
+          if (!A->getType()->isIntegerType() || !Why.empty()) {
+            Warnings.push_back("the launch at " + At + " passes its " +
+                               What.str() + " as " +
+                               (Why.empty() ? "a dim3" : Why) +
+                               ": change it by hand, as the launch contract "
+                               "in the plan and the report says");
+            return;
+          }
+          std::string Text = RC.getText(A->getSourceRange()).str();
+          Edits.push_back({A->getSourceRange(),
+                           Set ? std::to_string(Set) : ceilDiv(Text, Div)});
+          Where.push_back("<<<...>>> " + What.str() + " at " + At);
+        };
+        Arg(0, C.GridDiv, 0, "grid");
+        Arg(1, C.BlockDiv, C.Block, "block");
+      }
+      Site.Applicable = true;
+      Site.Detail = "launch of " + Name + ": " + C.describe() +
+                    (Where.empty() ? "; nothing in the file encodes it"
+                                   : "; edits " + join(Where, ", ")) +
+                    "; the plan and the report carry the new launch";
+      if (!C.Vars.empty())
+        Site.Assumes = "the spec declares " + join(C.Vars, ", ") +
+                       " tunable (the kernel is correct for those values)";
+      Site.Warning = join(Warnings, "; ");
+      Sites.push_back({Site, [Edits](EditBatch &B) {
+                         for (const auto &[R, Text] : Edits)
+                           B.replace(R, Text);
+                       }});
+    }
+    return std::move(Sites);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Rewrite> createLaunch() { return std::make_unique<Launch>(); }
+
+} // namespace astra

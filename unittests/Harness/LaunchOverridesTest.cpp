@@ -1,0 +1,166 @@
+//===- LaunchOverridesTest.cpp - A candidate's own launch -----------------===//
+#include "astra/Harness/Spec.h"
+#include "gtest/gtest.h"
+
+using namespace astra;
+using namespace llvm;
+
+namespace {
+
+std::string messages(Error E) {
+  std::string S;
+  handleAllErrors(std::move(E), [&](const AstraError &A) {
+    raw_string_ostream OS(S);
+    A.log(OS);
+    OS << "\n";
+  });
+  return S;
+}
+
+// gelu_and_mul's launch with a tunable block size, and a variable that
+// sizes a buffer (not tunable, so the spec is accepted; the overrides are
+// checked at resolution).
+const char *GeluSpec = R"json({
+  "kernel": "gelu_and_mul",
+  "args": [
+    {"name": "out",   "dtype": "bf16", "count": "T*d",   "role": "out"},
+    {"name": "input", "dtype": "bf16", "count": "T*2*d", "role": "in"},
+    {"name": "d",     "dtype": "i32",  "value": "d"}
+  ],
+  "grid":  ["ceil_div(d, B)", "T"],
+  "block": ["B"],
+  "shared_bytes": "4*B",
+  "shapes": [{"T": 4, "d": 11008, "B": 256}],
+  "vars": {"B": {"vary": false, "power_of_two": true}},
+  "tunable": {"B": [128, 256, 512, 1024]}
+})json";
+
+TEST(LaunchOverridesTest, ParsesAndPrints) {
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("B=512,grid-x-div=8");
+  ASSERT_TRUE(bool(O)) << messages(O.takeError());
+  ASSERT_EQ(O->Vars.size(), 1u);
+  EXPECT_EQ(O->Vars[0].first, "B");
+  EXPECT_EQ(O->Vars[0].second, 512);
+  EXPECT_EQ(O->GridXDiv, 8);
+  EXPECT_EQ(O->BlockXDiv, 1);
+  EXPECT_EQ(O->str(), "B=512,grid-x-div=8");
+  Expected<LaunchOverrides> Empty = LaunchOverrides::parse("");
+  ASSERT_TRUE(bool(Empty));
+  EXPECT_TRUE(Empty->empty());
+  EXPECT_EQ(Empty->str(), "");
+
+  EXPECT_NE(messages(LaunchOverrides::parse("B=0").takeError())
+                .find("must be a positive integer"),
+            std::string::npos);
+  EXPECT_NE(messages(LaunchOverrides::parse("B").takeError())
+                .find("expected name=<integer>"),
+            std::string::npos);
+  EXPECT_NE(messages(LaunchOverrides::parse("grid-y-div=2").takeError())
+                .find("expected a tunable variable"),
+            std::string::npos);
+}
+
+TEST(LaunchOverridesTest, ParsesTunable) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  ASSERT_EQ(K.Tunable.size(), 1u);
+  EXPECT_EQ(K.Tunable[0].Name, "B");
+  EXPECT_EQ(K.Tunable[0].Values, (std::vector<int64_t>{128, 256, 512, 1024}));
+  EXPECT_NE(K.tunableVar("B"), nullptr);
+  EXPECT_EQ(K.tunableVar("T"), nullptr);
+}
+
+TEST(LaunchOverridesTest, ResolvesTheCandidatesOwnLaunch) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  const Shape &S = K.Shapes[0];
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  ASSERT_TRUE(bool(L)) << messages(L.takeError());
+  // Without overrides the candidate runs the original's launch.
+  EXPECT_TRUE(L->Cand == L->dims());
+
+  // B=512: the grid follows the spec's expression, the block and the
+  // shared memory too; the buffers stay.
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("B=512");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Grid[0], 43u); // ceil(11008 / 256), the original's
+  EXPECT_EQ(L->Block[0], 256u);
+  EXPECT_EQ(L->Cand.Grid[0], 22u); // ceil(11008 / 512)
+  EXPECT_EQ(L->Cand.Grid[1], 4u);
+  EXPECT_EQ(L->Cand.Block[0], 512u);
+  EXPECT_EQ(L->Cand.SharedBytes, 2048u);
+  EXPECT_EQ(L->SharedBytes, 1024u);
+
+  // A grid divided by the pack width, rounded up; y untouched.
+  O = LaunchOverrides::parse("grid-x-div=8");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 6u); // ceil(43 / 8)
+  EXPECT_EQ(L->Cand.Grid[1], 4u);
+  EXPECT_EQ(L->Cand.Block[0], 256u);
+
+  O = LaunchOverrides::parse("B=128,block-x-div=2");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 86u);
+  EXPECT_EQ(L->Cand.Block[0], 64u);
+}
+
+TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  Expected<ResolvedLaunch> L = resolve(K, K.Shapes[0]);
+  ASSERT_TRUE(bool(L));
+  // Not tunable: T sizes the buffers.
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("T=8");
+  ASSERT_TRUE(bool(O));
+  std::string M = messages(resolveCandidateLaunch(K, K.Shapes[0], *O, *L));
+  EXPECT_NE(M.find("sets 'T', which is not a tunable variable of the spec "
+                   "(tunable: B)"),
+            std::string::npos)
+      << M;
+  // Beyond the launch limits.
+  O = LaunchOverrides::parse("B=2048");
+  ASSERT_TRUE(bool(O));
+  M = messages(resolveCandidateLaunch(K, K.Shapes[0], *O, *L));
+  EXPECT_NE(M.find("the candidate's launch (B=2048) on shape {T=4, d=11008, "
+                   "B=256}"),
+            std::string::npos)
+      << M;
+  EXPECT_NE(M.find("the limit is 1024"), std::string::npos) << M;
+}
+
+TEST(LaunchOverridesTest, BuffersMustStayTheSame) {
+  // A spec whose tunable variable sizes a buffer is refused when parsed;
+  // resolution refuses the same with a hand-made KernelSpec.
+  std::string Bad = GeluSpec;
+  Bad.replace(Bad.find("\"T*d\""), 5, "\"T*d+B-B+B\"");
+  Expected<LaunchSpecFile> F = parseSpec(Bad, "g.json");
+  ASSERT_FALSE(bool(F));
+  std::string M = messages(F.takeError());
+  EXPECT_NE(M.find("tunable.B: 'B' sizes more than the launch: "
+                   "args[0].count 'T*d+B-B+B' uses it"),
+            std::string::npos)
+      << M;
+
+  Expected<LaunchSpecFile> G = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(G));
+  KernelSpec K = G->Kernels[0];
+  K.Args[0].Count = cantFail(SizeExpr::parse("T*d+B"));
+  Expected<ResolvedLaunch> L = resolve(K, K.Shapes[0]);
+  ASSERT_TRUE(bool(L));
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("B=512");
+  ASSERT_TRUE(bool(O));
+  M = messages(resolveCandidateLaunch(K, K.Shapes[0], *O, *L));
+  EXPECT_NE(M.find("changes argument 'out' on shape {T=4, d=11008, B=256} "
+                   "(count 44288 -> 44544): a tunable variable may size only "
+                   "the launch"),
+            std::string::npos)
+      << M;
+}
+
+} // namespace

@@ -99,6 +99,12 @@ public:
     if (!Plan.DivisibleBy.empty())
       S += "; checks that " + join(Plan.DivisibleBy, ", ") +
            " divide(s) into packs";
+    if (!Plan.ApartByExtent.empty())
+      S += "; accesses " + join(Plan.ApartByExtent, ", ") +
+           " (the extent of the index: disjoint ranges)";
+    if (!Plan.ApartGuards.empty())
+      S += "; checks that " + join(Plan.ApartGuards, ", ") +
+           " (offsets of a stored pointer stay disjoint)";
     if (Plan.VectorAtomics)
       S += "; float atomics become " + std::to_string(Plan.WidthBytes) +
            "-byte red.global.add (sm_90)";
@@ -140,7 +146,11 @@ protected:
           ThreadApplies = Site.Selected;
           Site.ChangesRounding = Thread->RegroupsFloatReduction;
           Site.Reassociates = Thread->RegroupsFloatReduction;
-          Site.Detail = "one element per thread: " + describe(*Thread);
+          Site.Detail =
+              (Thread->PerBlock ? "one element per thread of a block, packs "
+                                  "strided by blockDim: "
+                                : "one element per thread: ") +
+              describe(*Thread);
           Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
                              E.replaceBlock(Begin, End,
                                             generatePerThread(*Thread));
@@ -179,13 +189,12 @@ protected:
         Site.Reassociates = Plan->RegroupsFloatReduction;
         Site.Detail = describe(*Plan);
         const auto *For = cast<ForStmt>(Loops[I]);
-        Sites.push_back({std::move(Site), [For, Plan](EditBatch &Edits) {
-                           unsigned Begin =
-                               Edits.beginOf(SourceRange(For->getBeginLoc()));
-                           Edits.replaceBlock(Begin,
-                                              Begin + Plan->LoopText.size(),
-                                         generateVectorLoop(*Plan));
-                         }});
+        Sites.push_back(
+            {std::move(Site), [For, Plan](EditBatch &Edits) {
+               unsigned Begin = Edits.beginOf(SourceRange(For->getBeginLoc()));
+               Edits.replaceBlock(Begin, Begin + Plan->LoopText.size(),
+                                  generateVectorLoop(*Plan));
+             }});
       }
     }
     return std::move(Sites);

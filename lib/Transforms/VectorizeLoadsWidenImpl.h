@@ -29,6 +29,12 @@ struct PackUse {
   bool Read = false, Write = false, NeedsLoad = false;
   std::string Key;    ///< pointer and index, blanks removed
   unsigned Group = 0; ///< in Plan.Groups (guard and union)
+  /// The index is `t1 +- t2 ... + i`: terms the guard can evaluate (each
+  /// with its sign, blanks removed, and the term) around one copy of the
+  /// element index. Two such offsets of one pointer that differ in a single
+  /// term d touch disjoint elements when |d| is at least the loop's extent.
+  bool InvariantPlusIndex = false;
+  std::vector<std::pair<std::string, const clang::Expr *>> InvTerms;
 };
 
 class Widener {
@@ -100,11 +106,24 @@ private:
   bool isZeroModW(const clang::Expr *E, std::vector<std::string> &Conds,
                   unsigned Depth);
   void checkPointers();
+  /// Empty when the vector accesses of \p P at its several offsets touch
+  /// disjoint elements (proved, or guarded at run time); else the reason.
+  std::string checkApart(const clang::VarDecl *P);
   std::string buildGroups(clang::SourceLocation &Where);
 };
 
 /// The statements of \p S as a sequence: a compound's children, else \p S.
 std::vector<const clang::Stmt *> getSequence(const clang::Stmt *S);
+
+/// Whether \p E is the index itself, directly or through a body variable
+/// that only copies it: a value known to be >= 0 and a multiple of W at
+/// lane 0.
+bool isIndexCopy(const Widener &W, const clang::Expr *E);
+
+/// \p E without parentheses and integer casts that keep every value
+/// (to a type at least as wide, of the same signedness or wider).
+const clang::Expr *stripWideningCasts(clang::ASTContext &Ctx,
+                                      const clang::Expr *E);
 
 } // namespace vectorize
 } // namespace astra

@@ -222,11 +222,43 @@ std::string findMemoryClash(const VarUses &Writes,
   return "";
 }
 
+/// Whether \p S contains a statement that leaves the kernel (a return, a
+/// goto, or a call that may not come back).
+bool containsExit(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt>(S))
+    return true;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = C->getDirectCallee())
+      if (FD->isNoReturn())
+        return true;
+  return any_of(S->children(), containsExit);
+}
+
 bool isReturn(const Stmt *S) {
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
     return CS->size() == 1 && isReturn(CS->body_front());
   const auto *R = dyn_cast_or_null<ReturnStmt>(S);
   return R && !R->getRetValue();
+}
+
+/// The first of \p Before that may exit on some threads only: anything
+/// holding an exit other than `if (c) return;` with \p c free of the
+/// thread coordinates in \p PartitionDeps.
+const Stmt *findUnevenExit(ArrayRef<const Stmt *> Before, DependenceInfo &Deps,
+                           unsigned PartitionDeps) {
+  for (const Stmt *S : Before) {
+    if (!containsExit(S))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+        isReturn(If->getThen()) && !containsExit(If->getCond()) &&
+        !(Deps.get(If->getCond()) & (PartitionDeps | DepUnknown)))
+      continue;
+    return S;
+  }
+  return nullptr;
 }
 } // namespace
 
@@ -390,6 +422,17 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     if (std::string Why = findMemoryClash(Writes, Region, Around, ClashAt);
         !Why.empty()) {
       Fail(ClashAt, Why);
+      continue;
+    }
+    // A thread that leaves before the check leaves its element undone; in
+    // the rewrite its pack's other elements belong to other threads. Only
+    // exits that every thread sharing the elements takes alike are kept.
+    if (const Stmt *Exit = findUnevenExit(ArrayRef(Stmts).take_front(At), Deps,
+                                          PartitionDeps)) {
+      Fail(Exit->getBeginLoc(),
+           "a statement before the bound check may leave the kernel on some "
+           "threads only (not `if (c) return;` with c the same for the "
+           "threads that would share packs)");
       continue;
     }
     SourceLocation IfBegin = If->getBeginLoc();

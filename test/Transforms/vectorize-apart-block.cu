@@ -164,3 +164,16 @@ __global__ void block_loop(float *out, const float *a, int d) {
 // LIST: vectorize-loads block_elem: applies: one element per thread of a block, packs strided by blockDim: 16-byte accesses to 3 pointer offset(s)
 // LIST-NOT: vectorize-loads block_loop: {{.*}}one element per thread
 // LIST: vectorize-loads block_loop block_loop:L0: applies:
+
+// A thread that leaves before the check keeps its element undone; packs
+// would hand that element to another thread.
+// RUN: not %astra-opt --apply=vectorize-loads:kernel=early_exit %s 2>&1 | FileCheck %s --check-prefix=EARLY
+__global__ void early_exit(float *out, const float *a, int d) {
+  const int i = threadIdx.x;
+  if (threadIdx.x % 2 == 1)
+    return;
+  if (i < d) {
+    out[i] = a[i];
+  }
+}
+// EARLY: vectorize-apart-block.cu:[[@LINE-6]]:3: note: one element per thread: a statement before the bound check may leave the kernel on some threads only

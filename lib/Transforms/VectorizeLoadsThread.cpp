@@ -3,19 +3,25 @@
 // The kernels that give every thread one element:
 //
 //   const T i = blockIdx.b * blockDim.t + threadIdx.t;   (b may differ from t)
-//   ...                                     (nothing that depends on i)
+//          or  threadIdx.t                               (one block's threads)
+//   ...                                     (no exit that depends on i)
 //   if (i >= n || other) return;            or  if (i < n && other) { BODY }
-//   BODY
+//   BODY                                        ... (statements after it)
 //
 // Thread i runs element i when i < n, so the elements run are
-// [0, min(n, G)) with G = gridDim.b * blockDim.t threads along the index.
-// The rewrite keeps exactly that set, for any grid: a grid-stride loop over
-// the packs of [0, min(n, G)) (each thread takes pack i, i + G, ...), then
-// the last min(n, G) % W elements, each by its original thread. The threads
-// that share packs differ only in (blockIdx.b, threadIdx.t); BODY may not
-// depend on those other than through i, and the guard depends on neither,
-// so all of them take the same path. Host code needs no change; a launch
-// with G / W threads would do the same work.
+// [0, min(n, G)) with G = gridDim.b * blockDim.t threads along the index
+// (G = blockDim.t for threadIdx alone, per block). The rewrite keeps exactly
+// that set, for any grid and block: a loop with step G over the packs of
+// [0, min(n, G)) (each thread takes pack i, i + G, ...), then the last
+// min(n, G) % W elements, each by its original thread. The threads that
+// share packs differ only in (blockIdx.b, threadIdx.t); BODY may not depend
+// on those other than through i, and the guard depends on neither, so all of
+// them take the same path. The statements around BODY stay per thread with
+// the original i: before the check they may only exit on all those threads
+// alike, and no memory written on one side may be accessed on the other
+// (findMemoryClash). Host code needs no change. A launch with fewer threads
+// runs fewer elements, as the original would: shrinking the launch changes
+// the contract (vecLimit = min(n, G)), which the launch rewrite must carry.
 //
 //===----------------------------------------------------------------------===//
 #include "Indent.h"

@@ -93,7 +93,10 @@ Lane Widener::formOfVar(const VarDecl *VD) {
   return It == Forms.end() ? Lane::Inv : It->second;
 }
 
-bool isIndexCopy(const Widener &W, const Expr *E) {
+/// Whether \p E is the index itself, directly or through a body variable
+/// that only copies it: a value known to be >= 0 and a multiple of W at
+/// lane 0.
+static bool isIndexCopy(const Widener &W, const Expr *E) {
   const VarDecl *VD = getIndexVar(E);
   for (unsigned Depth = 0; VD && Depth < 4; ++Depth) {
     if (VD == W.IV)

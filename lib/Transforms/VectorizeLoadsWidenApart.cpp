@@ -35,7 +35,9 @@ using namespace llvm;
 namespace astra {
 namespace vectorize {
 
-const Expr *stripWideningCasts(ASTContext &Ctx, const Expr *E) {
+/// \p E without parentheses and integer casts that keep every value (to a
+/// type at least as wide, of the same signedness or wider).
+static const Expr *stripWideningCasts(ASTContext &Ctx, const Expr *E) {
   while (E) {
     E = E->IgnoreParens();
     const auto *C = dyn_cast<CastExpr>(E);
@@ -55,6 +57,21 @@ const Expr *stripWideningCasts(ASTContext &Ctx, const Expr *E) {
     E = Sub;
   }
   return E;
+}
+
+bool isExactIndex(const Widener &W, const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+    const auto *DR = dyn_cast<DeclRefExpr>(stripWideningCasts(W.Ctx, E));
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (VD && VD == W.IV)
+      return true;
+    // A body variable initialised once and never written or escaped.
+    if (!VD || !W.RegionVars.count(VD) || W.VarWritesIn.count(VD) ||
+        W.AddressTaken.count(VD))
+      return false;
+    E = VD->getInit();
+  }
+  return false;
 }
 
 /// \p S without blanks and without parentheses around the whole.
@@ -79,10 +96,10 @@ static std::string squash(StringRef S) {
   return T;
 }
 
-std::string Widener::checkApart(const VarDecl *P) {
+std::string checkApart(Widener &W, const VarDecl *P) {
   // One use per offset of P.
   std::vector<const PackUse *> ByKey;
-  for (const PackUse &U : Packs)
+  for (const PackUse &U : W.Packs)
     if (getIndexVar(U.Access->getBase()) == P &&
         none_of(ByKey, [&](const PackUse *O) { return O->Key == U.Key; }))
       ByKey.push_back(&U);
@@ -103,26 +120,26 @@ std::string Widener::checkApart(const VarDecl *P) {
           OnlyB.push_back(T);
       }
       if (OnlyA.size() + OnlyB.size() != 1)
-        return "the offsets '" + text(A.Access->getIdx()->getSourceRange()) +
-               "' and '" + text(B.Access->getIdx()->getSourceRange()) +
+        return "the offsets '" + W.text(A.Access->getIdx()->getSourceRange()) +
+               "' and '" + W.text(B.Access->getIdx()->getSourceRange()) +
                "' differ in more than one term";
       const Expr *D = OnlyA.empty() ? OnlyB[0].second : OnlyA[0].second;
-      std::string DText = text(D->getSourceRange());
+      std::string DText = W.text(D->getSourceRange());
       Expr::EvalResult C;
-      if (D->isValueDependent() || D->EvaluateAsInt(C, Ctx))
+      if (D->isValueDependent() || D->EvaluateAsInt(C, W.Ctx))
         return "the offsets are a compile-time constant '" + DText +
                "' apart, less than the extent of all but the shortest loops";
       std::string Name = P->getNameAsString();
-      if (squash(text(stripWideningCasts(Ctx, D)->getSourceRange())) ==
-          squash(Plan.End)) {
+      if (squash(W.text(stripWideningCasts(W.Ctx, D)->getSourceRange())) ==
+          squash(W.Plan.End)) {
         std::string Note = "'" + Name + "' at offsets " + DText + " apart";
-        if (!is_contained(Plan.ApartByExtent, Note))
-          Plan.ApartByExtent.push_back(Note);
+        if (!is_contained(W.Plan.ApartByExtent, Note))
+          W.Plan.ApartByExtent.push_back(Note);
         continue;
       }
-      std::string Cond = "(" + DText + ") >= (" + Plan.End + ")";
-      if (!is_contained(Plan.ApartGuards, Cond))
-        Plan.ApartGuards.push_back(Cond);
+      std::string Cond = "(" + DText + ") >= (" + W.Plan.End + ")";
+      if (!is_contained(W.Plan.ApartGuards, Cond))
+        W.Plan.ApartGuards.push_back(Cond);
     }
   return "";
 }

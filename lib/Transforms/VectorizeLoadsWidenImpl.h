@@ -106,24 +106,21 @@ private:
   bool isZeroModW(const clang::Expr *E, std::vector<std::string> &Conds,
                   unsigned Depth);
   void checkPointers();
-  /// Empty when the vector accesses of \p P at its several offsets touch
-  /// disjoint elements (proved, or guarded at run time); else the reason.
-  std::string checkApart(const clang::VarDecl *P);
   std::string buildGroups(clang::SourceLocation &Where);
 };
 
 /// The statements of \p S as a sequence: a compound's children, else \p S.
 std::vector<const clang::Stmt *> getSequence(const clang::Stmt *S);
 
-/// Whether \p E is the index itself, directly or through a body variable
-/// that only copies it: a value known to be >= 0 and a multiple of W at
-/// lane 0.
-bool isIndexCopy(const Widener &W, const clang::Expr *E);
+/// Whether \p E is the index of \p W's body, directly or through body
+/// variables that only copy it, and through integer casts that keep every
+/// value (VectorizeLoadsWidenApart.cpp).
+bool isExactIndex(const Widener &W, const clang::Expr *E);
 
-/// \p E without parentheses and integer casts that keep every value
-/// (to a type at least as wide, of the same signedness or wider).
-const clang::Expr *stripWideningCasts(clang::ASTContext &Ctx,
-                                      const clang::Expr *E);
+/// Empty when the vector accesses of \p P at its several offsets touch
+/// disjoint elements (proved, or guarded at run time: W.Plan.ApartGuards);
+/// else the reason (VectorizeLoadsWidenApart.cpp).
+std::string checkApart(Widener &W, const clang::VarDecl *P);
 
 } // namespace vectorize
 } // namespace astra

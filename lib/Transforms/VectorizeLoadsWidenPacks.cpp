@@ -210,8 +210,7 @@ void Widener::findPacks() {
         erase_if(TT, [](char C) { return isSpace(C); });
         U.InvTerms.push_back({(Neg ? "-" : "+") + TT, T});
       } else {
-        const auto *DR = dyn_cast<DeclRefExpr>(stripWideningCasts(Ctx, T));
-        IndexTerms += !Neg && DR && isIndexCopy(*this, DR) ? 1 : 2;
+        IndexTerms += !Neg && isExactIndex(*this, T) ? 1 : 2;
       }
     }
     U.InvariantPlusIndex = IndexTerms == 1;
@@ -360,7 +359,7 @@ void Widener::checkPointers() {
                  "another offset or per element; vector order "
                  "could change what is read");
     else if (U.PackWrite && U.Keys.size() > 1)
-      if (std::string Why = checkApart(P); !Why.empty())
+      if (std::string Why = checkApart(*this, P); !Why.empty())
         refuse(U.First->getBeginLoc(),
                "'" + Name +
                    "' is stored as a vector and also accessed at "

@@ -108,6 +108,12 @@ public:
     if (!Plan.DivisibleBy.empty())
       S += "; checks that " + join(Plan.DivisibleBy, ", ") +
            " divide(s) into packs";
+    if (!Plan.ApartByExtent.empty())
+      S += "; accesses " + join(Plan.ApartByExtent, ", ") +
+           " (the extent of the index: disjoint ranges)";
+    if (!Plan.ApartGuards.empty())
+      S += "; checks that " + join(Plan.ApartGuards, ", ") +
+           " (offsets of a stored pointer stay disjoint)";
     if (Plan.VectorAtomics)
       S += "; float atomics become " + std::to_string(Plan.WidthBytes) +
            "-byte red.global.add (sm_90)";
@@ -147,6 +153,12 @@ protected:
         if (Why.empty() && *AnyGrid && !Thread->RegionOnce.empty())
           Why = "any-grid=1 runs the body several times per thread, and " +
                 Thread->RegionOnce;
+        if (Why.empty() && *AnyGrid && Thread->PerBlock)
+          Why = "any-grid=1 needs a global index (blockIdx * blockDim + "
+                "threadIdx); the index is threadIdx alone";
+        if (Why.empty() && *AnyGrid && Thread->HasTrailing)
+          Why = "any-grid=1 runs the body several times per thread, and "
+                "statements follow the bound check's block";
         Thread->AnyGrid = *AnyGrid;
         if (!Why.empty()) {
           Site.Detail = "one element per thread: " + Why;
@@ -156,7 +168,11 @@ protected:
           ThreadApplies = Site.Selected;
           Site.ChangesRounding = Thread->RegroupsFloatReduction;
           Site.Reassociates = Thread->RegroupsFloatReduction;
-          Site.Detail = "one element per thread: " + describe(*Thread);
+          Site.Detail =
+              (Thread->PerBlock ? "one element per thread of a block, packs "
+                                  "strided by blockDim: "
+                                : "one element per thread: ") +
+              describe(*Thread);
           if (*AnyGrid) {
             Site.Detail += "; any grid: grid-stride over every element "
                            "below the bound, the fallback too";
@@ -203,13 +219,12 @@ protected:
         Site.Reassociates = Plan->RegroupsFloatReduction;
         Site.Detail = describe(*Plan);
         const auto *For = cast<ForStmt>(Loops[I]);
-        Sites.push_back({std::move(Site), [For, Plan](EditBatch &Edits) {
-                           unsigned Begin =
-                               Edits.beginOf(SourceRange(For->getBeginLoc()));
-                           Edits.replaceBlock(Begin,
-                                              Begin + Plan->LoopText.size(),
-                                         generateVectorLoop(*Plan));
-                         }});
+        Sites.push_back(
+            {std::move(Site), [For, Plan](EditBatch &Edits) {
+               unsigned Begin = Edits.beginOf(SourceRange(For->getBeginLoc()));
+               Edits.replaceBlock(Begin, Begin + Plan->LoopText.size(),
+                                  generateVectorLoop(*Plan));
+             }});
       }
     }
     return std::move(Sites);

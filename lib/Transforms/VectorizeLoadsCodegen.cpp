@@ -99,8 +99,8 @@ std::string findImpossibleGuard(const VecLoopPlan &Plan) {
       };
       return "the alignment guard can never hold: '" + Addr(A) + "' and '" +
              Addr(B) + "' are " + std::to_string(Apart) +
-             " bytes apart, so they cannot both be " +
-             std::to_string(Access) + "-byte aligned";
+             " bytes apart, so they cannot both be " + std::to_string(Access) +
+             "-byte aligned";
     }
   return "";
 }
@@ -211,6 +211,8 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
     Conds.push_back(paren(S) + " == 1");
   for (const std::string &D : Plan.DivisibleBy)
     Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
+  for (const std::string &A : Plan.ApartGuards)
+    Conds.push_back(A);
   OS << "if (" << join(Conds, " && ") << ") {\n";
 }
 
@@ -351,11 +353,17 @@ std::string generatePerThread(const VecLoopPlan &Plan) {
   raw_string_ostream OS(S);
   const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType;
   writeGuard(OS, Plan);
-  if (!Plan.OtherExits.empty())
+  // With statements after the bound check's block, an exit skips the
+  // elements only.
+  bool Skip = !Plan.OtherExits.empty() && Plan.HasTrailing;
+  if (Skip)
+    OS << "if (!(" << join(Plan.OtherExits, " || ") << ")) {\n";
+  else if (!Plan.OtherExits.empty())
     OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
   writeWidthAndUnions(OS, Plan);
   // The original runs element i on thread i for i < min(n, threads): so
-  // does the vector loop, a pack per thread and step, for any grid.
+  // does the vector loop, a pack per thread and step, for any grid (for
+  // any block, when the index is threadIdx alone).
   OS << "const " << T << " " << Plan.NameStride << " = " << Plan.Step << ";\n";
   OS << "const " << T << " " << Plan.NameLimit << " = " << paren(Plan.End)
      << " < " << Plan.NameStride << " ? static_cast<" << T << ">(" << Plan.End
@@ -371,6 +379,8 @@ std::string generatePerThread(const VecLoopPlan &Plan) {
   OS << "if (" << I << " >= " << Plan.NameLimit << " / " << W << " * " << W
      << " && " << I << " < " << Plan.NameLimit << ") {\n"
      << Plan.RegionText << "\n}\n";
+  if (Skip)
+    OS << "}\n";
   OS << "} else {\n" << Plan.LoopIndent << Plan.LoopText << "\n}";
   return S;
 }

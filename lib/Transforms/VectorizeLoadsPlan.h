@@ -75,9 +75,21 @@ struct VecLoopPlan {
   std::vector<std::string> DivisibleBy;
   /// The body uses 16- or 8-byte float atomics (red.global.add.v4/v2.f32).
   bool VectorAtomics = false;
+  /// Pointers stored at several offsets `base + d + i` whose distance d is
+  /// the loop's extent, so their ranges are disjoint: `out (feat_dim apart)`.
+  std::vector<std::string> ApartByExtent;
+  /// Run-time conditions `d >= n` that keep such ranges disjoint when the
+  /// distance is another value.
+  std::vector<std::string> ApartGuards;
 
   // The one-element-per-thread form (VectorizeLoadsThread.cpp).
   bool PerThread = false;
+  /// The index is `threadIdx.d` alone: the threads of one block share the
+  /// elements (a block-stride loop over packs), not those of the grid.
+  bool PerBlock = false;
+  /// Statements follow the bound check's block: an exit condition must skip
+  /// the vector code, not return.
+  bool HasTrailing = false;
   /// Exit conditions besides the index bound, in the original's sense (the
   /// thread returns when one holds); they do not depend on the index.
   std::vector<std::string> OtherExits;

@@ -3,31 +3,42 @@
 // The kernels that give every thread one element:
 //
 //   const T i = blockIdx.b * blockDim.t + threadIdx.t;   (b may differ from t)
-//   ...                                     (nothing that depends on i)
+//          or  threadIdx.t                               (one block's threads)
+//   ...                                     (no exit that depends on i)
 //   if (i >= n || other) return;            or  if (i < n && other) { BODY }
-//   BODY
+//   BODY                                        ... (statements after it)
 //
 // Thread i runs element i when i < n, so the elements run are
-// [0, min(n, G)) with G = gridDim.b * blockDim.t threads along the index.
-// The rewrite keeps exactly that set, for any grid: a grid-stride loop over
-// the packs of [0, min(n, G)) (each thread takes pack i, i + G, ...), then
-// the last min(n, G) % W elements, each by its original thread. The threads
-// that share packs differ only in (blockIdx.b, threadIdx.t); BODY may not
-// depend on those other than through i, and the guard depends on neither,
-// so all of them take the same path. Host code needs no change; a launch
-// with fewer threads would run fewer elements. The any-grid form
-// (`any-grid=1`, VectorizeLoadsCodegen.cpp) covers every element below n
-// for any grid instead, so that `launch:grid-x-div` may shrink the grid;
-// it runs the body several times per thread, so it needs a body that
-// neither returns nor synchronises (RegionOnce).
+// [0, min(n, G)) with G = gridDim.b * blockDim.t threads along the index
+// (G = blockDim.t for threadIdx alone, per block). The rewrite keeps exactly
+// that set, for any grid and block: a loop with step G over the packs of
+// [0, min(n, G)) (each thread takes pack i, i + G, ...), then the last
+// min(n, G) % W elements, each by its original thread. The threads that
+// share packs differ only in (blockIdx.b, threadIdx.t); BODY may not depend
+// on those other than through i, and the guard depends on neither, so all of
+// them take the same path. The statements around BODY stay per thread with
+// the original i: before the check they may only exit on all those threads
+// alike, and no memory written on one side may be accessed on the other
+// (findMemoryClash). Host code needs no change. A launch with fewer threads
+// runs fewer elements, as the original would: shrinking the launch changes
+// the contract (vecLimit = min(n, G)), which the launch rewrite must carry.
+// The any-grid form (`any-grid=1`, VectorizeLoadsCodegen.cpp) covers every
+// element below n for any grid instead, so that `launch:grid-x-div` may
+// shrink the grid; it runs the body several times per thread, so it needs a
+// body that neither returns nor synchronises (RegionOnce), a global index
+// (not threadIdx alone) and no statements after the bound check's block.
 //
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
+#include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "VectorizeLoadsWiden.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace clang;
 using namespace llvm;
@@ -42,8 +53,13 @@ struct Index {
 };
 
 /// `blockIdx.b * blockDim.t + threadIdx.t` (any order, through unmodified
-/// locals and integer casts).
+/// locals and integer casts), or `threadIdx.t` alone (BlockDim stays 0).
 bool matchGlobalIndex(const Expr *E, const VarUses &W, Index &Out) {
+  char Alone;
+  if (matchBuiltin(resolveValue(E, W), "threadIdx", Alone)) {
+    Out.ThreadDim = Alone;
+    return true;
+  }
   const auto *Add = dyn_cast<BinaryOperator>(resolveValue(E, W));
   if (!Add || Add->getOpcode() != BO_Add)
     return false;
@@ -79,6 +95,158 @@ void splitOn(const Expr *E, BinaryOperatorKind Op,
   Out.push_back(E);
 }
 
+/// The memory a list of statements reads and writes, by the variable each
+/// access starts from (a pointer parameter or global, an array, or a local
+/// pointer followed to its value); null for an address the analysis cannot
+/// follow.
+struct MemoryUses {
+  struct Use {
+    bool Write = false;
+    SourceLocation Loc;
+  };
+  MapVector<const VarDecl *, Use> ByRoot;
+  SourceLocation UnknownCall; ///< a call that may access any memory
+};
+
+class MemoryScan : public RecursiveASTVisitor<MemoryScan> {
+public:
+  MemoryScan(const VarUses &Writes, MemoryUses &Out)
+      : Writes(Writes), Out(Out) {}
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      Written.insert(B->getLHS()->IgnoreParens());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    OverloadedOperatorKind Op = C->getOperator();
+    if (C->getNumArgs() >= 1 &&
+        (C->isAssignmentOp() || Op == OO_PlusPlus || Op == OO_MinusMinus))
+      Written.insert(C->getArg(0)->IgnoreParens());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    // An address taken may be written through (atomics, user calls).
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      Written.insert(U->getSubExpr()->IgnoreParens());
+    if (U->getOpcode() == UO_Deref)
+      add(U->getSubExpr(), U);
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    add(A->getBase(), A);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (M->isArrow())
+      add(M->getBase(), M);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    if (FD && isLibraryFunction(FD))
+      return true;
+    for (const Expr *A : C->arguments())
+      if (A->isTypeDependent() || A->getType()->isPointerType() ||
+          A->getType()->isReferenceType())
+        if (Out.UnknownCall.isInvalid())
+          Out.UnknownCall = C->getBeginLoc();
+    return true;
+  }
+
+private:
+  const VarDecl *rootOf(const Expr *E) const {
+    for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+      E = E->IgnoreParenCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+        const auto *A =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+        if (U->getOpcode() != UO_AddrOf || !A)
+          return nullptr;
+        E = A->getBase();
+        continue;
+      }
+      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+        if (!B->isAdditiveOp())
+          return nullptr;
+        E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+        continue;
+      }
+      const auto *DR = dyn_cast<DeclRefExpr>(E);
+      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!VD)
+        return nullptr;
+      if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+          VD->getType()->isArrayType())
+        return VD;
+      if (!VD->getInit() || Writes.Modified.count(VD))
+        return nullptr;
+      E = VD->getInit();
+    }
+    return nullptr;
+  }
+  void add(const Expr *Base, const Expr *Access) {
+    MemoryUses::Use &U = Out.ByRoot[rootOf(Base)];
+    if (U.Loc.isInvalid())
+      U.Loc = Access->getBeginLoc();
+    U.Write |= Written.count(Access) != 0;
+  }
+
+  const VarUses &Writes;
+  MemoryUses &Out;
+  SmallPtrSet<const Expr *, 16> Written;
+};
+
+/// Why the statements \p Around (run by each thread for its original
+/// index) may meet the memory of \p Region (run per pack, by other threads
+/// than in the original): one writes what the other accesses.
+std::string findMemoryClash(const VarUses &Writes,
+                            ArrayRef<const Stmt *> Region,
+                            ArrayRef<const Stmt *> Around,
+                            SourceLocation &Where) {
+  MemoryUses In, Out;
+  MemoryScan ScanIn(Writes, In), ScanOut(Writes, Out);
+  for (const Stmt *S : Region)
+    ScanIn.TraverseStmt(const_cast<Stmt *>(S));
+  for (const Stmt *S : Around)
+    ScanOut.TraverseStmt(const_cast<Stmt *>(S));
+  if (Out.UnknownCall.isValid() && !In.ByRoot.empty()) {
+    Where = Out.UnknownCall;
+    return "a call outside the per-element statements may access the "
+           "memory they access";
+  }
+  for (auto &[RIn, UIn] : In.ByRoot)
+    for (auto &[ROut, UOut] : Out.ByRoot) {
+      if (RIn && ROut && RIn != ROut)
+        continue;
+      if (!UIn.Write && !UOut.Write)
+        continue;
+      Where = UOut.Loc;
+      std::string Name = RIn    ? RIn->getNameAsString()
+                         : ROut ? ROut->getNameAsString()
+                                : std::string("memory");
+      return "'" + Name +
+             "' is accessed both by the per-element statements and "
+             "outside them, where each thread keeps its original element, "
+             "and one of them writes it";
+    }
+  return "";
+}
+
+/// Whether \p S contains a statement that leaves the kernel (a return, a
+/// goto, or a call that may not come back).
+bool containsExit(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt>(S))
+    return true;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = C->getDirectCallee())
+      if (FD->isNoReturn())
+        return true;
+  return any_of(S->children(), containsExit);
+}
+
 bool isReturn(const Stmt *S) {
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
     return CS->size() == 1 && isReturn(CS->body_front());
@@ -106,6 +274,24 @@ std::string whyNotRepeatable(const Stmt *S) {
     if (std::string Why = whyNotRepeatable(C); !Why.empty())
       return Why;
   return "";
+}
+
+/// The first of \p Before that may exit on some threads only: anything
+/// holding an exit other than `if (c) return;` with \p c free of the
+/// thread coordinates in \p PartitionDeps.
+const Stmt *findUnevenExit(ArrayRef<const Stmt *> Before, DependenceInfo &Deps,
+                           unsigned PartitionDeps) {
+  for (const Stmt *S : Before) {
+    if (!containsExit(S))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+        isReturn(If->getThen()) && !containsExit(If->getCond()) &&
+        !(Deps.get(If->getCond()) & (PartitionDeps | DepUnknown)))
+      continue;
+    return S;
+  }
+  return nullptr;
 }
 } // namespace
 
@@ -140,43 +326,56 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
       Cands.push_back({Idx, I});
     }
   }
+  // Global indices before block-local ones, threadIdx.x first: the
+  // dimension consecutive threads share.
   stable_sort(Cands, [](const auto &A, const auto &B) {
-    return (A.first.ThreadDim == 'x') > (B.first.ThreadDim == 'x');
+    auto Rank = [](const Index &I) {
+      return (I.BlockDim ? 0 : 2) + (I.ThreadDim == 'x' ? 0 : 1);
+    };
+    return Rank(A.first) < Rank(B.first);
   });
-  if (Cands.empty())
-    return false;
   std::string FirstWhy;
   SourceLocation FirstWhere;
+  bool AnySite = false;
   for (auto [Idx, DeclAt] : Cands) {
     const VarDecl *IV = Idx.IV;
-    unsigned PartitionDeps =
-        depBit(DepTid, Idx.ThreadDim) | depBit(DepBid, Idx.BlockDim);
+    const bool PerBlock = !Idx.BlockDim;
+    unsigned PartitionDeps = depBit(DepTid, Idx.ThreadDim) |
+                             (PerBlock ? 0 : depBit(DepBid, Idx.BlockDim));
+    // A global index is a site even without its bound check; `threadIdx`
+    // alone is too common (block-stride loops, reductions) to be one until
+    // a bound check `if (i < n)` on it is found.
+    AnySite |= !PerBlock;
     auto Fail = [&](SourceLocation L, std::string R) {
       if (FirstWhy.empty()) {
         FirstWhy = std::move(R);
         FirstWhere = L;
       }
     };
-    // The bound check: the first statement after the index that uses it.
+    // The bound check: the first `if` after the index that tests it (the
+    // statements before it stay as they are, see findMemoryClash).
     unsigned At = DeclAt + 1;
-    while (At < Stmts.size() && !isa<IfStmt>(Stmts[At]))
+    auto IsCheck = [&](const Stmt *S) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      return If && If->getCond() && mentions(If->getCond(), IV);
+    };
+    while (At < Stmts.size() && !IsCheck(Stmts[At]))
       ++At;
     const auto *If = At < Stmts.size() ? cast<IfStmt>(Stmts[At]) : nullptr;
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
-        !mentions(If->getCond(), IV)) {
-      Fail(IV->getLocation(), "no bound check `if (" + IV->getNameAsString() +
-                                  " >= n) return;` or `if (" +
-                                  IV->getNameAsString() +
-                                  " < n) {...}` follows the global index '" +
-                                  IV->getNameAsString() + "'");
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) {
+      if (!PerBlock)
+        Fail(IV->getLocation(), "no bound check `if (" + IV->getNameAsString() +
+                                    " >= n) return;` or `if (" +
+                                    IV->getNameAsString() +
+                                    " < n) {...}` follows the global index '" +
+                                    IV->getNameAsString() + "'");
       continue;
     }
     bool ReturnForm = isReturn(If->getThen());
     SmallVector<const Expr *, 4> Terms;
     splitOn(If->getCond(), ReturnForm ? BO_LOr : BO_LAnd, Terms);
-    const Expr *End = nullptr;
+    const Expr *End = nullptr, *BadTerm = nullptr;
     std::vector<std::string> Others;
-    bool Bad = false;
     DependenceInfo Deps(Writes);
     for (const Expr *T : Terms) {
       const auto *B = dyn_cast<BinaryOperator>(T->IgnoreParenImpCasts());
@@ -198,17 +397,22 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
         continue;
       }
       if (mentions(T, IV) || (Deps.get(T) & (PartitionDeps | DepUnknown))) {
-        Fail(T->getBeginLoc(), "the condition '" + Text(T->getSourceRange()) +
-                                   "' of the bound check differs between the "
-                                   "threads that would share packs");
-        Bad = true;
-        break;
+        BadTerm = BadTerm ? BadTerm : T;
+        continue;
       }
       Others.push_back(ReturnForm ? "(" + Text(T->getSourceRange()) + ")"
                                   : "!(" + Text(T->getSourceRange()) + ")");
     }
-    if (Bad)
+    if (PerBlock && !End)
+      continue; // not a bound check: no site
+    AnySite = true;
+    if (BadTerm) {
+      Fail(BadTerm->getBeginLoc(),
+           "the condition '" + Text(BadTerm->getSourceRange()) +
+               "' of the bound check differs between the threads that "
+               "would share packs");
       continue;
+    }
     if (!End || (Deps.get(End) & (PartitionDeps | DepUnknown))) {
       Fail(If->getBeginLoc(),
            "the bound check is not `" + IV->getNameAsString() +
@@ -219,6 +423,7 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     }
     std::vector<const Stmt *> Region;
     SourceLocation RegionBegin, RegionEnd, ReplaceEnd;
+    bool Trailing = false;
     if (ReturnForm) {
       Region.assign(Stmts.begin() + At + 1, Stmts.end());
       RegionBegin = Lexer::getLocForEndOfToken(If->getEndLoc(), 0, SM, LO);
@@ -228,17 +433,40 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
         RegionBegin = Semi;
       RegionEnd = ReplaceEnd = Body->getRBracLoc();
     } else {
-      bool Last = all_of(ArrayRef(Stmts).drop_front(At + 1),
-                         [](const Stmt *S) { return isa<NullStmt>(S); });
       const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
-      if (!Last || !Then) {
-        Fail(If->getBeginLoc(), "statements follow the bound check's block");
+      if (!Then) {
+        Fail(If->getBeginLoc(), "the bound check's body is not a `{ }` block");
         continue;
       }
+      Trailing = any_of(ArrayRef(Stmts).drop_front(At + 1),
+                        [](const Stmt *S) { return !isa<NullStmt>(S); });
       Region.assign(Then->body_begin(), Then->body_end());
       RegionBegin = Then->getLBracLoc().getLocWithOffset(1);
       RegionEnd = Then->getRBracLoc();
       ReplaceEnd = Then->getRBracLoc().getLocWithOffset(1);
+    }
+    // The statements around the region stay as they are, run by each thread
+    // for its original index; they must not meet the region's elements,
+    // which other threads now run.
+    std::vector<const Stmt *> Around(Stmts.begin(), Stmts.begin() + At);
+    if (!ReturnForm)
+      Around.insert(Around.end(), Stmts.begin() + At + 1, Stmts.end());
+    SourceLocation ClashAt;
+    if (std::string Why = findMemoryClash(Writes, Region, Around, ClashAt);
+        !Why.empty()) {
+      Fail(ClashAt, Why);
+      continue;
+    }
+    // A thread that leaves before the check leaves its element undone; in
+    // the rewrite its pack's other elements belong to other threads. Only
+    // exits that every thread sharing the elements takes alike are kept.
+    if (const Stmt *Exit = findUnevenExit(ArrayRef(Stmts).take_front(At), Deps,
+                                          PartitionDeps)) {
+      Fail(Exit->getBeginLoc(),
+           "a statement before the bound check may leave the kernel on some "
+           "threads only (not `if (c) return;` with c the same for the "
+           "threads that would share packs)");
+      continue;
     }
     SourceLocation IfBegin = If->getBeginLoc();
     if (IfBegin.isMacroID() || RegionBegin.isMacroID() ||
@@ -249,13 +477,17 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     VecLoopPlan P;
     P.WidthBytes = WidthBytes;
     P.PerThread = true;
+    P.PerBlock = PerBlock;
+    P.HasTrailing = Trailing;
     P.IVName = IV->getNameAsString();
     P.IVType =
         IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
     P.End = Text(End->getSourceRange());
-    P.Step = "static_cast<" + P.IVType + ">(gridDim." + Idx.BlockDim +
-             ") * static_cast<" + P.IVType + ">(blockDim." + Idx.ThreadDim +
-             ")";
+    std::string Threads =
+        "static_cast<" + P.IVType + ">(blockDim." + Idx.ThreadDim + ")";
+    P.Step = PerBlock ? Threads
+                      : "static_cast<" + P.IVType + ">(gridDim." +
+                            Idx.BlockDim + ") * " + Threads;
     P.OtherExits = Others;
     StringRef Buf = SM.getBufferData(SM.getFileID(IfBegin));
     EditBegin = SM.getFileOffset(IfBegin);
@@ -283,7 +515,7 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
   }
   Why = FirstWhy;
   Where = FirstWhere;
-  return true;
+  return AnySite;
 }
 
 } // namespace astra

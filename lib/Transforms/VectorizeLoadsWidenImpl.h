@@ -29,6 +29,12 @@ struct PackUse {
   bool Read = false, Write = false, NeedsLoad = false;
   std::string Key;    ///< pointer and index, blanks removed
   unsigned Group = 0; ///< in Plan.Groups (guard and union)
+  /// The index is `t1 +- t2 ... + i`: terms the guard can evaluate (each
+  /// with its sign, blanks removed, and the term) around one copy of the
+  /// element index. Two such offsets of one pointer that differ in a single
+  /// term d touch disjoint elements when |d| is at least the loop's extent.
+  bool InvariantPlusIndex = false;
+  std::vector<std::pair<std::string, const clang::Expr *>> InvTerms;
 };
 
 class Widener {
@@ -105,6 +111,16 @@ private:
 
 /// The statements of \p S as a sequence: a compound's children, else \p S.
 std::vector<const clang::Stmt *> getSequence(const clang::Stmt *S);
+
+/// Whether \p E is the index of \p W's body, directly or through body
+/// variables that only copy it, and through integer casts that keep every
+/// value (VectorizeLoadsWidenApart.cpp).
+bool isExactIndex(const Widener &W, const clang::Expr *E);
+
+/// Empty when the vector accesses of \p P at its several offsets touch
+/// disjoint elements (proved, or guarded at run time: W.Plan.ApartGuards);
+/// else the reason (VectorizeLoadsWidenApart.cpp).
+std::string checkApart(Widener &W, const clang::VarDecl *P);
 
 } // namespace vectorize
 } // namespace astra

@@ -42,6 +42,14 @@ bool Widener::isZeroModW(const Expr *E, std::vector<std::string> &Conds,
   E = stripIntCasts(E);
   if (Depth > 6 || !E)
     return false;
+  // A failed alternative leaves no conditions behind: `a * b + c` with c
+  // not a multiple of W must not make the guard ask for b.
+  size_t Before = Conds.size();
+  auto Undo = [&](bool OK) {
+    if (!OK)
+      Conds.resize(Before);
+    return OK;
+  };
   if (const VarDecl *VD = getIndexVar(E)) {
     if (VD == IV)
       return true;
@@ -65,13 +73,15 @@ bool Widener::isZeroModW(const Expr *E, std::vector<std::string> &Conds,
   };
   switch (Op) {
   case BO_Mul:
-    return isZeroModW(L, Conds, Depth + 1) || isZeroModW(R, Conds, Depth + 1) ||
-           Divisible(R) || Divisible(L);
+    return Undo(isZeroModW(L, Conds, Depth + 1)) ||
+           Undo(isZeroModW(R, Conds, Depth + 1)) || Divisible(R) ||
+           Divisible(L);
   case BO_Rem:
-    return isZeroModW(L, Conds, Depth + 1) && Divisible(R);
+    return Undo(isZeroModW(L, Conds, Depth + 1) && Divisible(R));
   case BO_Add:
   case BO_Sub:
-    return isZeroModW(L, Conds, Depth + 1) && isZeroModW(R, Conds, Depth + 1);
+    return Undo(isZeroModW(L, Conds, Depth + 1) &&
+                isZeroModW(R, Conds, Depth + 1));
   default:
     return false;
   }
@@ -193,6 +203,17 @@ void Widener::findPacks() {
       continue;
     if (Terms.size() > 1 && !Base.empty())
       Base = "(" + Base + ")";
+    unsigned IndexTerms = 0;
+    for (auto [T, Neg] : Terms) {
+      if (isGuardEvaluable(T)) {
+        std::string TT = text(T->getSourceRange());
+        erase_if(TT, [](char C) { return isSpace(C); });
+        U.InvTerms.push_back({(Neg ? "-" : "+") + TT, T});
+      } else {
+        IndexTerms += !Neg && isExactIndex(*this, T) ? 1 : 2;
+      }
+    }
+    U.InvariantPlusIndex = IndexTerms == 1;
     for (const std::string &C : Conds)
       if (!is_contained(Plan.DivisibleBy, C))
         Plan.DivisibleBy.push_back(C);
@@ -331,18 +352,26 @@ void Widener::checkPointers() {
       refuse(U.First->getBeginLoc(), "'" + Name +
                                          "' is updated by atomics "
                                          "and also read or written directly");
-    else if (U.PackWrite && (U.Scalar || U.Keys.size() > 1))
+    else if (U.PackWrite && U.Scalar)
       refuse(U.First->getBeginLoc(),
              "'" + Name +
                  "' is stored as a vector and also accessed at "
                  "another offset or per element; vector order "
                  "could change what is read");
-    else if (U.ScalarWrite && !U.Keys.empty())
-      refuse(U.First->getBeginLoc(),
-             "'" + Name +
-                 "' is stored per element (a conditional store or "
-                 "an index that is not unit-stride) and also "
-                 "accessed as a vector");
+    else if (U.PackWrite && U.Keys.size() > 1)
+      if (std::string Why = checkApart(*this, P); !Why.empty())
+        refuse(U.First->getBeginLoc(),
+               "'" + Name +
+                   "' is stored as a vector and also accessed at "
+                   "another offset or per element; vector order "
+                   "could change what is read (" +
+                   Why + ")");
+      else if (U.ScalarWrite && !U.Keys.empty())
+        refuse(U.First->getBeginLoc(),
+               "'" + Name +
+                   "' is stored per element (a conditional store or "
+                   "an index that is not unit-stride) and also "
+                   "accessed as a vector");
     if (!Reason.empty())
       return;
   }

@@ -43,7 +43,7 @@ __global__ void after_block(float *out, const float *in, int n) {
   }
   out[0] = 1.0f;
 }
-// AFTER: note: one element per thread: statements follow the bound check's block
+// AFTER: vectorize-widened-errors.cu:44:3: note: one element per thread: 'out' is accessed both by the per-element statements and outside them, where each thread keeps its original element, and one of them writes it
 
 __global__ void atomic_read(float *out, float *seen, const float *in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;

@@ -68,8 +68,8 @@ TEST(VectorizeCodegen, BlockStrideLoop) {
       S, "inVec.u = __ldg(reinterpret_cast<const uint4 *>(in + r * n + "
          "vecBase));"));
   EXPECT_FALSE(contains(S, "outVec.u = "));
-  EXPECT_TRUE(contains(
-      S, "*reinterpret_cast<uint4 *>(out + vecBase) = outVec.u;"));
+  EXPECT_TRUE(
+      contains(S, "*reinterpret_cast<uint4 *>(out + vecBase) = outVec.u;"));
   EXPECT_TRUE(contains(S, "outVec.v[lane] = inVec.v[lane];"));
   // The body no longer names i: no unused per-lane index.
   EXPECT_FALSE(contains(S, "const int i = vecBase + lane;"));
@@ -114,6 +114,53 @@ TEST(VectorizeCodegen, FloatUsesFloatVectors) {
   EXPECT_TRUE(contains(S, "constexpr int VecW = 2;"));
   EXPECT_TRUE(contains(S, "union VecF32 {\n  float2 u;\n  float v[VecW];"));
   EXPECT_TRUE(contains(S, "reinterpret_cast<size_t>(out) % 8 == 0"));
+}
+
+/// A one-element-per-thread plan: the index `i`, the bound check replaced.
+VecLoopPlan makePerThreadPlan(bool PerBlock, bool Trailing) {
+  VecLoopPlan P = makePlan(LoopPartition::Grid);
+  P.PerThread = true;
+  P.PerBlock = PerBlock;
+  P.HasTrailing = Trailing;
+  P.Step = PerBlock ? "static_cast<int>(blockDim.x)"
+                    : "static_cast<int>(gridDim.x) * "
+                      "static_cast<int>(blockDim.x)";
+  P.OtherExits = {"!(on)"};
+  P.LoopText = "if (i < n && on) {\n    out[i] = in[i];\n  }";
+  P.RegionText = "out[i] = in[i];";
+  P.WidenedBody = "WIDENED\n";
+  P.NameStride = "vecStride";
+  P.NameLimit = "vecLimit";
+  return P;
+}
+
+TEST(VectorizeCodegen, PerThreadExitReturnsWhenNothingFollows) {
+  std::string S = generatePerThread(makePerThreadPlan(false, false));
+  EXPECT_TRUE(contains(S, "if (!(on))\n  return;\n"));
+  EXPECT_FALSE(contains(S, "if (!(!(on))) {"));
+  EXPECT_TRUE(contains(S, "const int vecStride = static_cast<int>(gridDim.x) "
+                          "* static_cast<int>(blockDim.x);"));
+}
+
+TEST(VectorizeCodegen, PerBlockExitSkipsWhenStatementsFollow) {
+  std::string S = generatePerThread(makePerThreadPlan(true, true));
+  EXPECT_FALSE(contains(S, "return;"));
+  EXPECT_TRUE(contains(S, "if (!(!(on))) {\n"));
+  EXPECT_TRUE(
+      contains(S, "const int vecStride = static_cast<int>(blockDim.x);\n"
+                  "const int vecLimit = n < vecStride ? "
+                  "static_cast<int>(n) : vecStride;\n"
+                  "for (int vecIdx = i; vecIdx < vecLimit / VecW; vecIdx += "
+                  "vecStride) {\nconst int i = vecIdx * VecW;\nWIDENED\n}"));
+  // The skipped block closes after the tail, before the fallback.
+  EXPECT_TRUE(contains(S, "i < vecLimit) {\nout[i] = in[i];\n}\n}\n} else {"));
+}
+
+TEST(VectorizeCodegen, ApartGuardJoinsTheGuard) {
+  VecLoopPlan P = makePlan(LoopPartition::Block);
+  P.ApartGuards = {"(stride) >= (n)"};
+  std::string S = generateVectorLoop(P);
+  EXPECT_TRUE(contains(S, "% 16 == 0 && (stride) >= (n)) {"));
 }
 
 } // namespace

@@ -129,3 +129,43 @@ __global__ void scatter(float *out, const long *index, const float *src,
     atomicAdd(&out[index[e] * f + c], src[idx]);
   }
 }
+
+// The mean of the neighbours' rows beside the node's own row (GraphSAGE):
+// one pointer stored at offsets the loop's extent apart.
+__global__ void sageConcat(float *out, const int *indptr, const int *indices,
+                           const float *x, int f) {
+  const int r = blockIdx.x;
+  const int begin = indptr[r];
+  const int end = indptr[r + 1];
+  for (int j = threadIdx.x; j < f; j += blockDim.x) {
+    float sum = 0.0f;
+    for (int e = begin; e < end; ++e)
+      sum += x[(long)indices[e] * f + j];
+    out[(long)r * 2 * f + j] = end > begin ? sum / (end - begin) : 0.0f;
+    out[(long)r * 2 * f + f + j] = x[(long)r * f + j];
+  }
+}
+
+// Two offsets a run-time distance apart: the guard checks stride >= n
+// (with stride 0, both vector loads would see the old values).
+__global__ void twoAt(float *out, const float *x, int n, int stride) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    out[j] += x[j];
+    out[stride + j] += 2.0f * x[j];
+  }
+}
+
+// One element per thread of a block (merge_attn_states): per-block values
+// before the check, a statement after it, an exit condition.
+__global__ void blockElem(float *out, float *tag, const float *a,
+                          const float *b, const float *w, int d, int skip) {
+  const int row = blockIdx.x;
+  const int i = threadIdx.x;
+  const float s = w[row] * 2.0f;
+  if (i < d && row != skip) {
+    const long off = (long)row * d + i;
+    out[off] = a[off] * s + b[off];
+  }
+  if (i == 0)
+    tag[row] = s;
+}

@@ -144,6 +144,9 @@ static void runWidened() {
                 Indices.P[E] = int((E * 4 + 3) % 7);
               launch(R, Bl, [&] { segmean(Out.P, Indptr.P, Indices.P, X.P, F); });
               hash("segmean", Out.P, 1L * R * F);
+              Buf<float> Concat(2L * R * F, Off, 0, true);
+              launch(R, Bl, [&] { sageConcat(Concat.P, Indptr.P, Indices.P, X.P, F); });
+              hash("sageConcat", Concat.P, 2L * R * F);
             }
             {
               int E = 2 * R;
@@ -154,6 +157,18 @@ static void runWidened() {
               launch(Grid(1L * E * F, Bl), Bl,
                      [&] { scatter(Out.P, Index.P, Src.P, E, F); });
               hash("scatter", Out.P, 3L * F);
+            }
+            for (int Stride : {F, 16, 0}) { // apart, apart, the same range
+              Buf<float> X(F, Off, 19, false), Out(2L * F + 20, Off, 23, false);
+              launch(1, Bl, [&] { twoAt(Out.P, X.P, F, Stride); });
+              hash("twoAt", Out.P, 2L * F + 20);
+            }
+            {
+              Buf<float> A(1L * R * F, Off, 20, false), B(1L * R * F, Off, 21, false),
+                  Out(1L * R * F, Off, 0, true), W(R, 0, 22, false), Tag(R, 0, 0, true);
+              launch(R, Bl, [&] { blockElem(Out.P, Tag.P, A.P, B.P, W.P, F, 1); });
+              hash("blockElem", Out.P, 1L * R * F);
+              hash("blockElem.tag", Tag.P, R);
             }
             std::printf("\n");
           }

@@ -211,6 +211,8 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
     Conds.push_back(paren(S) + " == 1");
   for (const std::string &D : Plan.DivisibleBy)
     Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
+  for (const std::string &D : Plan.NonZero)
+    Conds.push_back(paren(D) + " != 0");
   OS << "if (" << join(Conds, " && ") << ") {\n";
 }
 

@@ -1,0 +1,690 @@
+//===- VectorizeLoadsPairsAccess.cpp - Vector accesses of the pairs form --===//
+//
+// Which accesses of a pairs-form body become lanes of vector accesses, the
+// device function calls it inlines, the rules on stored buffers (one pointer,
+// accessed only as packs whose distances are loop-invariant and checked to
+// be non-zero) and the groups that feed the guard. See
+// VectorizeLoadsPairs.cpp for why this is correct.
+//
+//===----------------------------------------------------------------------===//
+#include "SiteUtil.h"
+#include "VectorizeLoadsPairs.h"
+#include "astra/Frontend/ExprMatch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+namespace vectorize {
+
+namespace {
+/// The callee's template type parameter that \p T is (through cv), or null.
+const TemplateTypeParmDecl *getTypeParm(QualType T) {
+  const auto *TT = T->getAs<TemplateTypeParmType>();
+  return TT ? TT->getDecl() : nullptr;
+}
+
+std::string printType(ASTContext &Ctx, QualType T) {
+  return T.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+}
+
+/// Signed terms as one sum: {"+a", "-b"} -> "a - b".
+std::string joinTerms(ArrayRef<std::string> Terms) {
+  std::string S;
+  for (const std::string &T : Terms) {
+    bool Neg = T[0] == '-';
+    std::string Body = T.substr(1);
+    if (S.empty())
+      S = Neg ? "-" + Body : Body;
+    else
+      S += (Neg ? " - " : " + ") + Body;
+  }
+  return S;
+}
+
+/// Whether \p E is used as a write target (`=`, `op=`, `++`, `--`); sets
+/// \p Reads for the forms that also read it.
+bool isWriteTarget(ASTContext &Ctx, const Expr *E, bool &Reads) {
+  const Expr *Cur = E;
+  for (;;) {
+    DynTypedNodeList Ps = Ctx.getParents(*Cur);
+    if (Ps.empty())
+      return false;
+    const auto *P = Ps[0].get<Expr>();
+    if (!P)
+      return false;
+    if (isa<ParenExpr>(P)) {
+      Cur = P;
+      continue;
+    }
+    BinaryOperatorKind Op;
+    const Expr *L, *R;
+    if (matchBinary(P, Op, L, R) && BinaryOperator::isAssignmentOp(Op) &&
+        L->IgnoreParens() == E->IgnoreParens()) {
+      Reads = Op != BO_Assign;
+      return true;
+    }
+    UnaryOperatorKind UOp;
+    const Expr *Sub;
+    if (matchUnary(P, UOp, Sub) && UnaryOperator::isIncrementDecrementOp(UOp)) {
+      Reads = true;
+      return true;
+    }
+    return false;
+  }
+}
+
+std::string stripBlanks(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    if (!isSpace(C))
+      Out += C;
+  return Out;
+}
+} // namespace
+
+bool PairsAnalyzer::inlineCall(const Stmt *S, const CallExpr *C) {
+  Candidate = true;
+  std::string Name = getCalleeName(C);
+  auto No = [&](const Twine &Why) {
+    return refuse(C->getBeginLoc(), "the body calls '" + Name +
+                                        "' with a pointer, which the "
+                                        "pairs form inlines only " +
+                                        Why);
+  };
+  InlinedCall In;
+  In.Call = C;
+  const FunctionDecl *Pattern = nullptr;
+  if (const FunctionDecl *FD = C->getDirectCallee()) {
+    Pattern = FD->getTemplateInstantiationPattern();
+    if (!Pattern)
+      Pattern = FD;
+    if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs())
+      if (const FunctionTemplateDecl *FT =
+              Pattern->getDescribedFunctionTemplate()) {
+        const TemplateParameterList *TPL = FT->getTemplateParameters();
+        for (unsigned I = 0; I < TPL->size() && I < Args->size(); ++I)
+          if (Args->get(I).getKind() == TemplateArgument::Type)
+            In.TypeArgs[TPL->getParam(I)] =
+                printType(Ctx, Args->get(I).getAsType());
+      }
+  } else if (const auto *OE = dyn_cast<OverloadExpr>(
+                 C->getCallee()->IgnoreParenImpCasts())) {
+    if (OE->getNumDecls() != 1)
+      return No("when exactly one function of that name is declared");
+    const NamedDecl *ND = (*OE->decls_begin())->getUnderlyingDecl();
+    if (const auto *FT = dyn_cast<FunctionTemplateDecl>(ND))
+      Pattern = FT->getTemplatedDecl();
+    else
+      Pattern = dyn_cast<FunctionDecl>(ND);
+    // Deduce each template type parameter from an argument: `T *p` or
+    // `T v`.
+    if (Pattern && Pattern->getNumParams() == C->getNumArgs())
+      for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+        QualType PT = Pattern->getParamDecl(I)->getType();
+        QualType AT = C->getArg(I)->getType();
+        const TemplateTypeParmDecl *TP = nullptr;
+        std::string Text;
+        if (const auto *Ptr = PT->getAs<PointerType>()) {
+          TP = getTypeParm(Ptr->getPointeeType());
+          if (TP && AT->isPointerType())
+            Text = printType(Ctx, AT->getPointeeType());
+        } else if ((TP = getTypeParm(PT)) && !AT->isDependentType() &&
+                   !AT.isNull()) {
+          Text = printType(Ctx, AT);
+        } else if ((TP = getTypeParm(PT)) &&
+                   AT->getAs<TemplateTypeParmType>()) {
+          Text = printType(Ctx, AT);
+        }
+        if (!TP)
+          continue;
+        if (Text.empty())
+          return No("when its template parameters can be read from the "
+                    "arguments' types");
+        auto [It, New] = In.TypeArgs.try_emplace(TP, Text);
+        if (!New && It->second != Text)
+          return No("when its template parameters can be read from the "
+                    "arguments' types");
+      }
+  }
+  if (!Pattern || !Pattern->doesThisDeclarationHaveABody())
+    return No("when its definition is in the input file");
+  if (!SM.isWrittenInMainFile(SM.getFileLoc(Pattern->getLocation())) ||
+      Pattern->getBody()->getBeginLoc().isMacroID())
+    return No("when its definition is in the input file");
+  if (Pattern->isVariadic() || Pattern->getNumParams() != C->getNumArgs())
+    return No("when every parameter gets an argument");
+  if (!Pattern->getReturnType()->isVoidType())
+    return No("when it returns void");
+  if (const FunctionTemplateDecl *FT = Pattern->getDescribedFunctionTemplate())
+    for (const NamedDecl *TP : *FT->getTemplateParameters())
+      if (!In.TypeArgs.count(TP))
+        return No("when its template parameters are types read from the "
+                  "arguments");
+  for (const ParmVarDecl *P : Pattern->parameters()) {
+    QualType T = P->getType();
+    if (T->isReferenceType() || (!T->isDependentType() && !T->isScalarType()))
+      return No("when its parameters are scalars or pointers passed by value");
+  }
+  // Names the body refers to must mean the same inside the kernel.
+  struct Refs : RecursiveASTVisitor<Refs> {
+    const FunctionDecl *F;
+    const VarDecl *Outside = nullptr;
+    bool VisitDeclRefExpr(DeclRefExpr *DR) {
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        if (VD->getDeclContext() != F && !Outside)
+          Outside = VD;
+      return true;
+    }
+  } R;
+  R.F = Pattern;
+  R.TraverseStmt(Pattern->getBody());
+  if (R.Outside)
+    return No("when its body uses only its parameters and locals (it uses '" +
+              R.Outside->getName() + "')");
+  const auto *CB = dyn_cast<CompoundStmt>(Pattern->getBody());
+  if (!CB)
+    return No("when it has a body");
+  In.Callee = Pattern;
+  unsigned Index = Calls.size();
+  Calls.push_back(In);
+  CallOf[S] = Index;
+  // The arguments: checked and scanned as kernel expressions.
+  for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+    if (!checkExpr(C->getArg(I), C, false))
+      return false;
+    ParamArg[Pattern->getParamDecl(I)] = C->getArg(I);
+    ParamIndex[Pattern->getParamDecl(I)] = I;
+  }
+  for (const Stmt *CS : CB->body()) {
+    if (isa<ReturnStmt>(CS))
+      return refuse(CS->getBeginLoc(), "'" + Name + "' returns early");
+    if (!scanStatement(CS, &Calls[Index]))
+      return false;
+  }
+  return Reason.empty();
+}
+
+void PairsAnalyzer::checkThreadUses() {
+  // The lanes of a pack run on one thread: the body may depend on the
+  // thread coordinates that pick the element only through the index.
+  struct Uses : RecursiveASTVisitor<Uses> {
+    PairsAnalyzer &P;
+    explicit Uses(PairsAnalyzer &P) : P(P) {}
+    bool VisitExpr(Expr *E) {
+      const auto *DR = dyn_cast<DeclRefExpr>(E);
+      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      bool Outside =
+          VD && VD != P.IV && !P.Forms.count(VD) && !P.ParamArg.count(VD);
+      char Dim = 0;
+      bool Builtin =
+          matchBuiltin(E, "threadIdx", Dim) || matchBuiltin(E, "blockIdx", Dim);
+      if ((Outside || Builtin) && (P.Deps.get(E) & P.PartitionDeps))
+        return P.refuse(E->getBeginLoc(),
+                        "the body uses '" + P.text(E) +
+                            "', which differs between the original's threads "
+                            "and the pack's");
+      return true;
+    }
+  } U(*this);
+  for (const Stmt *S : Body)
+    if (!CallOf.count(S))
+      U.TraverseStmt(const_cast<Stmt *>(S));
+  for (const InlinedCall &C : Calls)
+    for (const Expr *A : C.Call->arguments())
+      U.TraverseStmt(const_cast<Expr *>(A));
+}
+
+void PairsAnalyzer::flatten(const Expr *E, bool Neg,
+                            SmallVectorImpl<std::pair<const Expr *, bool>> &Out,
+                            unsigned Depth) {
+  E = stripIntCasts(seeThrough(E));
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (Depth < 8 && matchBinary(E, Op, L, R) && (Op == BO_Add || Op == BO_Sub)) {
+    flatten(L, Neg, Out, Depth + 1);
+    flatten(R, Op == BO_Sub ? !Neg : Neg, Out, Depth + 1);
+    return;
+  }
+  // A body variable that holds a sum: its terms.
+  if (const VarDecl *VD = getIndexVar(E); Depth < 8 && VD && VD != IV &&
+                                          Forms.count(VD) && VD->getInit() &&
+                                          Forms.lookup(VD) != PairForm::Var) {
+    const Expr *Init = stripIntCasts(VD->getInit());
+    if (matchBinary(Init, Op, L, R) && (Op == BO_Add || Op == BO_Sub)) {
+      flatten(Init, Neg, Out, Depth + 1);
+      return;
+    }
+  }
+  Out.push_back({E, Neg});
+}
+
+bool PairsAnalyzer::resolvePointer(
+    const Expr *E, SmallVectorImpl<std::pair<const Expr *, bool>> &Terms,
+    const VarDecl *&Root, unsigned Depth) {
+  if (Depth > 8)
+    return false;
+  E = seeThrough(E);
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD ||
+        (!VD->getType()->isPointerType() && !VD->getType()->isArrayType()))
+      return false;
+    if (Forms.count(VD))
+      return VD->getInit() &&
+             resolvePointer(VD->getInit(), Terms, Root, Depth + 1);
+    Root = VD;
+    return true;
+  }
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!matchBinary(E, Op, L, R) || (Op != BO_Add && Op != BO_Sub))
+    return false;
+  // In a template, `p + n` with p of type `T *` is type-dependent: the
+  // pointer is then the operand that is not an integer.
+  auto IsPtr = [](const Expr *X, const Expr *Other) {
+    QualType T = X->IgnoreParenImpCasts()->getType();
+    return T->isPointerType() || T->isArrayType() ||
+           (X->isTypeDependent() && !Other->isTypeDependent() &&
+            Other->getType()->isIntegerType());
+  };
+  if (IsPtr(L, R)) {
+    flatten(R, Op == BO_Sub, Terms);
+    return resolvePointer(L, Terms, Root, Depth + 1);
+  }
+  if (Op == BO_Add && IsPtr(R, L)) {
+    flatten(L, false, Terms);
+    return resolvePointer(R, Terms, Root, Depth + 1);
+  }
+  return false;
+}
+
+const VarDecl *PairsAnalyzer::originOf(const VarDecl *Root) {
+  for (unsigned Depth = 0; Root && Depth < 8; ++Depth) {
+    if (isa<ParmVarDecl>(Root) || !Root->getInit() ||
+        KernelWrites.isModified(Root) || !Root->getType()->isPointerType())
+      return Root;
+    SmallVector<std::pair<const Expr *, bool>, 6> Ignored;
+    const VarDecl *Next = nullptr;
+    if (!resolvePointer(Root->getInit(), Ignored, Next) || !Next)
+      return Root;
+    Root = Next;
+  }
+  return Root;
+}
+
+bool PairsAnalyzer::isUnconditional(const Expr *E) const {
+  const Stmt *Child = E;
+  for (;;) {
+    DynTypedNodeList Ps = Ctx.getParents(*Child);
+    if (Ps.empty())
+      return true;
+    const auto *P = Ps[0].get<Stmt>();
+    if (!P || !isa<Expr>(P))
+      return true;
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(P))
+      if (Child != CO->getCond())
+        return false;
+    if (const auto *B = dyn_cast<BinaryOperator>(P))
+      if (B->isLogicalOp() && Child == B->getRHS())
+        return false;
+    Child = P;
+  }
+}
+
+bool PairsAnalyzer::isZeroModW(const Expr *E, unsigned Depth) {
+  E = stripIntCasts(seeThrough(E));
+  if (Depth > 6 || !E)
+    return false;
+  if (const VarDecl *VD = getIndexVar(E)) {
+    if (VD == IV)
+      return true;
+    if (!Forms.count(VD) || !VD->getInit())
+      return false;
+    return isZeroModW(VD->getInit(), Depth + 1);
+  }
+  Expr::EvalResult Val;
+  if (!E->isValueDependent() && E->EvaluateAsInt(Val, Ctx))
+    return Val.Val.getInt() == 0;
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!matchBinary(E, Op, L, R))
+    return false;
+  auto Divisible = [&](const Expr *F) {
+    // A constant: a multiple of every width (16), or no claim.
+    Expr::EvalResult C;
+    if (!F->isValueDependent() && F->EvaluateAsInt(C, Ctx))
+      return C.Val.getInt() != 0 && C.Val.getInt().srem(16) == 0;
+    if (!isGuardEvaluable(F))
+      return false;
+    std::string D = kernelText(stripIntCasts(F));
+    if (!is_contained(Plan.DivisibleBy, D))
+      Plan.DivisibleBy.push_back(D);
+    return true;
+  };
+  switch (Op) {
+  case BO_Mul:
+    return isZeroModW(L, Depth + 1) || isZeroModW(R, Depth + 1) ||
+           Divisible(R) || Divisible(L);
+  case BO_Rem:
+    return isZeroModW(L, Depth + 1) && Divisible(R);
+  case BO_Add:
+  case BO_Sub:
+    return isZeroModW(L, Depth + 1) && isZeroModW(R, Depth + 1);
+  default:
+    return false;
+  }
+}
+
+bool PairsAnalyzer::describeAccess(const ArraySubscriptExpr *A, PairAccess &PA,
+                                   std::string &Why) {
+  SmallVector<std::pair<const Expr *, bool>, 6> Terms;
+  if (!resolvePointer(A->getBase(), Terms, PA.Root)) {
+    Why = "its pointer is not a pointer declared before the loop plus an "
+          "offset";
+    return false;
+  }
+  PA.Origin = originOf(PA.Root);
+  if (formOf(A->getIdx()) == PairForm::Var) {
+    Why = "its index varies over the elements of a pack other than by one "
+          "per element";
+    return false;
+  }
+  flatten(A->getIdx(), false, Terms);
+  unsigned AffTerms = 0;
+  std::vector<std::string> Vary;
+  for (auto [T, Neg] : Terms) {
+    PairForm F = formOf(T);
+    if (F == PairForm::Var) {
+      Why = "the term '" + text(T) + "' varies over the elements of a pack";
+      return false;
+    }
+    if (F == PairForm::Inv && isGuardEvaluable(T)) {
+      PA.BaseTerms.push_back((Neg ? "-" : "+") + kernelText(T));
+      continue;
+    }
+    if (F == PairForm::Aff && (Neg || AffTerms++)) {
+      Why = "it is not unit-stride in '" + IV->getName().str() + "'";
+      return false;
+    }
+    if (!isZeroModW(T, 0)) {
+      Why = "the term '" + text(T) +
+            "' is neither known before the loop nor a multiple of the "
+            "vector width at the start of a pack";
+      return false;
+    }
+    Vary.push_back((Neg ? "-" : "+") + stripBlanks(kernelText(T)));
+  }
+  if (AffTerms != 1) {
+    Why = "it does not move with '" + IV->getName().str() + "'";
+    return false;
+  }
+  if (!isUnconditional(A)) {
+    Why = "it is evaluated only on some paths";
+    return false;
+  }
+  llvm::sort(Vary);
+  PA.VaryKey = join(Vary, " ");
+  PA.Addr = "&" + kernelText(A);
+  PA.A = A;
+  return true;
+}
+
+void PairsAnalyzer::findAccesses() {
+  for (const ArraySubscriptExpr *A : Subscripts) {
+    bool Reads = false;
+    bool Write = isWriteTarget(Ctx, A, Reads);
+    PairAccess PA;
+    std::string Why;
+    if (!A->getBase()->getType()->isPointerType() &&
+        !A->getBase()->isTypeDependent()) {
+      Scalars.push_back({A, nullptr, Write});
+      continue;
+    }
+    if (!describeAccess(A, PA, Why)) {
+      ScalarAccess SA{A, nullptr, Write};
+      SmallVector<std::pair<const Expr *, bool>, 6> Ignored;
+      const VarDecl *Root = nullptr;
+      if (resolvePointer(A->getBase(), Ignored, Root))
+        SA.Origin = originOf(Root);
+      Scalars.push_back(SA);
+      ScalarWhy[A] = Why;
+      continue;
+    }
+    PA.Write = Write;
+    PA.Read = !Write || Reads;
+    AccessOf[A] = Accesses.size();
+    Accesses.push_back(std::move(PA));
+  }
+}
+
+void PairsAnalyzer::checkStoredBuffers() {
+  struct Buffer {
+    bool Stored = false;
+    std::vector<unsigned> Packs;
+    std::vector<const ScalarAccess *> Others;
+    StringSet<> Texts;
+  };
+  MapVector<const VarDecl *, Buffer> Buffers;
+  for (const PairAccess &PA : Accesses) {
+    Buffer &B = Buffers[PA.Origin];
+    B.Packs.push_back(&PA - Accesses.data());
+    B.Stored |= PA.Write;
+    B.Texts.insert(stripBlanks(text(PA.A)));
+  }
+  for (const ScalarAccess &SA : Scalars) {
+    if (!SA.Origin) {
+      if (SA.Write) {
+        refuse(SA.A->getBeginLoc(), "the body writes '" + text(SA.A) +
+                                        "' through a pointer whose buffer "
+                                        "is not known");
+        return;
+      }
+      continue;
+    }
+    Buffer &B = Buffers[SA.Origin];
+    B.Others.push_back(&SA);
+    B.Stored |= SA.Write;
+    B.Texts.insert(stripBlanks(text(SA.A)));
+  }
+  for (auto &[Origin, B] : Buffers) {
+    if (!B.Stored)
+      continue;
+    std::string Name = Origin->getName().str();
+    Candidate |= B.Texts.size() > 1;
+    if (!B.Others.empty()) {
+      const ScalarAccess *SA = B.Others.front();
+      refuse(SA->A->getBeginLoc(),
+             "'" + Name + "' is stored, and its access '" + text(SA->A) +
+                 "' cannot be a lane of a vector access: " +
+                 ScalarWhy.lookup(SA->A));
+      return;
+    }
+    const PairAccess &First = Accesses[B.Packs.front()];
+    std::vector<std::vector<std::string>> Bases;
+    for (unsigned I : B.Packs) {
+      const PairAccess &PA = Accesses[I];
+      if (PA.Root != First.Root) {
+        refuse(PA.A->getBeginLoc(),
+               "'" + Name + "' is stored through two pointers ('" +
+                   First.Root->getName() + "' and '" + PA.Root->getName() +
+                   "'); the form compares offsets of one pointer only");
+        return;
+      }
+      if (PA.VaryKey != First.VaryKey) {
+        refuse(PA.A->getBeginLoc(),
+               "'" + Name + "' is accessed at '" + text(First.A) + "' and '" +
+                   text(PA.A) +
+                   "', whose distance is not loop-invariant, so their packs "
+                   "may overlap");
+        return;
+      }
+      std::vector<std::string> Base = PA.BaseTerms;
+      llvm::sort(Base);
+      if (!is_contained(Bases, Base))
+        Bases.push_back(std::move(Base));
+    }
+    // Two packs of one iteration must not overlap: the guard makes their
+    // distance a multiple of the width, and checks that it is not zero.
+    for (size_t I = 0; I < Bases.size(); ++I)
+      for (size_t J = I + 1; J < Bases.size(); ++J) {
+        std::vector<std::string> Plus, Minus;
+        std::vector<std::string> Rest = Bases[I];
+        for (const std::string &T : Bases[J]) {
+          auto It = find(Rest, T);
+          if (It != Rest.end())
+            Rest.erase(It);
+          else
+            Plus.push_back(T);
+        }
+        Minus = std::move(Rest);
+        std::string D;
+        if (Minus.empty())
+          D = joinTerms(Plus);
+        else if (Plus.empty())
+          D = joinTerms(Minus);
+        else
+          D = "(" + joinTerms(Plus) + ") - (" + joinTerms(Minus) + ")";
+        if (!is_contained(Plan.NonZero, D))
+          Plan.NonZero.push_back(D);
+      }
+  }
+  if (!Reason.empty())
+    return;
+  // A stored buffer's pointer used in any other way could reach its
+  // elements unseen.
+  struct Escapes : RecursiveASTVisitor<Escapes> {
+    PairsAnalyzer &P;
+    const MapVector<const VarDecl *, Buffer> &Buffers;
+    Escapes(PairsAnalyzer &P, const MapVector<const VarDecl *, Buffer> &B)
+        : P(P), Buffers(B) {}
+    bool VisitDeclRefExpr(DeclRefExpr *DR) {
+      const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+      if (!VD ||
+          !(VD->getType()->isPointerType() || VD->getType()->isArrayType()))
+        return true;
+      SmallVector<std::pair<const Expr *, bool>, 6> Ignored;
+      const VarDecl *Root = nullptr;
+      if (!P.resolvePointer(DR, Ignored, Root))
+        return true;
+      auto It = Buffers.find(P.originOf(Root));
+      if (It == Buffers.end() || !It->second.Stored)
+        return true;
+      const Stmt *Child = DR;
+      for (;;) {
+        DynTypedNodeList Ps = P.Ctx.getParents(*Child);
+        if (Ps.empty())
+          break;
+        if (const auto *VD2 = Ps[0].get<VarDecl>())
+          return P.Forms.count(VD2) ||
+                 P.refuse(DR->getBeginLoc(), "the stored pointer '" +
+                                                 VD->getName() + "' is copied");
+        const auto *Par = Ps[0].get<Stmt>();
+        if (!Par)
+          break;
+        BinaryOperatorKind Op;
+        const Expr *L, *R;
+        if (isa<ParenExpr, ImplicitCastExpr>(Par) ||
+            (isa<Expr>(Par) && matchBinary(cast<Expr>(Par), Op, L, R) &&
+             (Op == BO_Add || Op == BO_Sub))) {
+          Child = Par;
+          continue;
+        }
+        if (const auto *A = dyn_cast<ArraySubscriptExpr>(Par);
+            A && A->getBase() == Child && P.AccessOf.count(A))
+          return true;
+        if (const auto *C = dyn_cast<CallExpr>(Par);
+            C && any_of(P.Calls,
+                        [&](const InlinedCall &IC) { return IC.Call == C; }))
+          return true;
+        break;
+      }
+      return P.refuse(DR->getBeginLoc(), "the stored pointer '" +
+                                             VD->getName() +
+                                             "' is used other than as `" +
+                                             VD->getName() + "[...]`");
+    }
+  } E(*this, Buffers);
+  for (const Stmt *S : Body)
+    E.TraverseStmt(const_cast<Stmt *>(S));
+  for (const InlinedCall &C : Calls)
+    E.TraverseStmt(C.Callee->getBody());
+}
+
+std::string PairsAnalyzer::buildGroups() {
+  if (Accesses.empty())
+    return "no access `p[e]` has an index that is unit-stride in '" +
+           IV->getName().str() + "' and aligned at the start of a pack";
+  std::vector<std::string> Keys;
+  for (PairAccess &PA : Accesses) {
+    std::vector<std::string> Sorted = PA.BaseTerms;
+    llvm::sort(Sorted);
+    std::string Key = PA.Root->getName().str() + "|" + join(Sorted, " ");
+    auto It = find(Keys, Key);
+    PA.Group = It - Keys.begin();
+    if (It == Keys.end()) {
+      Keys.push_back(Key);
+      VecGroup G;
+      G.Ptr = PA.Root->getNameAsString();
+      G.Base = joinTerms(PA.BaseTerms);
+      if (PA.BaseTerms.size() > 1)
+        G.Base = "(" + G.Base + ")";
+      if (std::string Why = describeElement(Ctx, PA.Root, Plan, G);
+          !Why.empty())
+        return Why;
+      Plan.Groups.push_back(std::move(G));
+      GroupAddr.push_back(PA.Addr);
+    }
+    VecGroup &G = Plan.Groups[PA.Group];
+    G.Load |= PA.Read;
+    G.Store |= PA.Write;
+  }
+  for (VecGroup &G : Plan.Groups) {
+    const PairAccess &PA = *find_if(Accesses, [&](const PairAccess &A) {
+      return &Plan.Groups[A.Group] == &G;
+    });
+    QualType PT = PA.Root->getType();
+    G.UseLdg = !G.Store && isa<ParmVarDecl>(PA.Root) &&
+               PT.isRestrictQualified() &&
+               PT->getPointeeType().isConstQualified();
+  }
+  if (std::string Why = checkElementWidths(Plan); !Why.empty())
+    return Why;
+  // Local names: none may be one the inlined functions use.
+  StringSet<> Used = chooseNames(Ctx, K, Plan);
+  StringSet<> KernelIds = collectIdentifiers(Ctx, K);
+  StringSet<> CalleeIds;
+  for (const InlinedCall &C : Calls)
+    for (const auto &Id : collectIdentifiers(Ctx, C.Callee))
+      CalleeIds.insert(Id.getKey());
+  for (const auto &Id : CalleeIds)
+    Used.insert(Id.getKey());
+  for (std::string *N : {&Plan.NameW, &Plan.NameLane})
+    if (CalleeIds.count(*N))
+      *N = pickName(Used, *N);
+  for (VecGroup &G : Plan.Groups)
+    if (CalleeIds.count(G.Var))
+      G.Var = pickName(Used, G.Var);
+  for (InlinedCall &C : Calls) {
+    for (const ParmVarDecl *P : C.Callee->parameters()) {
+      std::string N = P->getNameAsString();
+      if (N.empty() || KernelIds.count(N) || N == Plan.NameW ||
+          N == Plan.NameLane || N == Plan.NameIdx ||
+          any_of(Plan.Groups, [&](const VecGroup &G) { return G.Var == N; }))
+        N = pickName(Used, N.empty() ? "arg" : N);
+      C.ParamNames.push_back(N);
+    }
+    if (!is_contained(Plan.Inlined, C.Callee->getNameAsString()))
+      Plan.Inlined.push_back(C.Callee->getNameAsString());
+  }
+  return "";
+}
+
+} // namespace vectorize
+} // namespace astra

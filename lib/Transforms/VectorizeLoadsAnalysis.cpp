@@ -357,6 +357,8 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
     bool PairsShape = false;
     std::string WhyPairs = widenPairs(Ctx, K, Loop, IV, PartitionDeps, Pairs,
                                       PairsWhere, PairsShape);
+    if (WhyPairs.empty())
+      WhyPairs = findImpossibleGuard(Pairs);
     if (WhyPairs.empty()) {
       Plan = std::move(Pairs);
       return extractLoopText(Where);

@@ -130,6 +130,8 @@ public:
   llvm::DenseMap<const clang::Expr *, unsigned> AccessOf;
   std::string Reason;
   clang::SourceLocation ReasonLoc;
+  /// The reference to the pointer resolvePointer() found last.
+  const clang::Expr *RootRef = nullptr;
 
 private:
   bool checkExpr(const clang::Stmt *S, const clang::CallExpr *Inlined,

@@ -274,12 +274,13 @@ bool PairsAnalyzer::resolvePointer(
   if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
     if (!VD ||
-        (!VD->getType()->isPointerType() && !VD->getType()->isArrayType()))
+        !VD->getType()->isPointerType())
       return false;
     if (Forms.count(VD))
       return VD->getInit() &&
              resolvePointer(VD->getInit(), Terms, Root, Depth + 1);
     Root = VD;
+    RootRef = DR;
     return true;
   }
   BinaryOperatorKind Op;
@@ -391,6 +392,14 @@ bool PairsAnalyzer::describeAccess(const ArraySubscriptExpr *A, PairAccess &PA,
     return false;
   }
   PA.Origin = originOf(PA.Root);
+  // The guard checks the pointer's alignment: it must be the same for the
+  // threads that share the loop.
+  if (Deps.get(RootRef) & (PartitionDeps | DepUnknown)) {
+    Why = "its pointer '" + PA.Root->getName().str() +
+          "' may differ between the threads that share the loop, so the "
+          "run-time check would not be uniform";
+    return false;
+  }
   if (formOf(A->getIdx()) == PairForm::Var) {
     Why = "its index varies over the elements of a pack other than by one "
           "per element";

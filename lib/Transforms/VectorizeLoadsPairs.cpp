@@ -60,11 +60,6 @@ namespace astra {
 namespace vectorize {
 
 namespace {
-PairForm joinForm(PairForm A, PairForm B) { return std::max(A, B); }
-
-bool isIntegralExpr(const Expr *E) {
-  return !E->isTypeDependent() && E->getType()->isIntegerType();
-}
 
 /// Checks one statement (or initializer) of the region: what it writes and
 /// calls. Collects its subscripts.
@@ -153,9 +148,9 @@ struct Checker : RecursiveASTVisitor<Checker> {
 PairsAnalyzer::PairsAnalyzer(ASTContext &Ctx, const FunctionDecl *K,
                              const ForStmt *Loop, const VarDecl *IV,
                              unsigned PartitionDeps, VecLoopPlan &Plan)
-    : Ctx(Ctx), SM(Ctx.getSourceManager()), K(K), Loop(Loop), IV(IV),
-      PartitionDeps(PartitionDeps), Plan(Plan), KernelWrites(K->getBody()),
-      Deps(KernelWrites) {}
+    : LaneAlgebra(Ctx), Ctx(Ctx), SM(Ctx.getSourceManager()), K(K), Loop(Loop),
+      IV(IV), PartitionDeps(PartitionDeps), Plan(Plan),
+      KernelWrites(K->getBody()), Deps(KernelWrites) {}
 
 bool PairsAnalyzer::checkExpr(const Stmt *S, const CallExpr *Inlined,
                               bool InCallee) {
@@ -184,88 +179,56 @@ const Expr *PairsAnalyzer::seeThrough(const Expr *E) const {
   return E;
 }
 
-PairForm PairsAnalyzer::formOf(const Expr *E) {
+Lane PairsAnalyzer::formOf(const Expr *E) {
   if (!E)
-    return PairForm::Inv;
+    return Lane::Inv;
   E = E->IgnoreParens();
   if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
     if (!VD)
-      return PairForm::Inv;
+      return Lane::Inv;
     if (VD == IV)
-      return PairForm::Aff;
+      return Lane::Aff;
     if (auto It = ParamArg.find(VD); It != ParamArg.end())
       return formOf(It->second);
     auto It = Forms.find(VD);
-    return It == Forms.end() ? PairForm::Inv : It->second;
+    return It == Forms.end() ? Lane::Inv : It->second;
   }
   if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, CXXBoolLiteralExpr,
           UnaryExprOrTypeTraitExpr>(E))
-    return PairForm::Inv;
-  if (const auto *C = dyn_cast<CastExpr>(E)) {
-    PairForm F = formOf(C->getSubExpr());
-    if (F != PairForm::Aff)
-      return F;
-    const Expr *Sub = C->getSubExpr();
-    if (isIntegralExpr(E) && isIntegralExpr(Sub) &&
-        Ctx.getTypeSize(E->getType()) >= Ctx.getTypeSize(Sub->getType()))
-      return PairForm::Aff;
-    return PairForm::Var;
-  }
+    return Lane::Inv;
+  if (const auto *C = dyn_cast<CastExpr>(E))
+    return formOfCast(C);
   if (isa<ArraySubscriptExpr>(E))
-    return PairForm::Var;
+    return Lane::Var;
   BinaryOperatorKind Op;
   const Expr *L, *R;
   if (matchBinary(E, Op, L, R)) {
     if (BinaryOperator::isAssignmentOp(Op))
-      return PairForm::Var;
-    PairForm FL = formOf(L), FR = formOf(R);
-    if (FL == PairForm::Inv && FR == PairForm::Inv)
-      return PairForm::Inv;
-    if (!isIntegralExpr(E) || FL == PairForm::Var || FR == PairForm::Var)
-      return PairForm::Var;
-    if (Op == BO_Add && (FL == PairForm::Inv || FR == PairForm::Inv))
-      return PairForm::Aff;
-    if (Op == BO_Sub && FR == PairForm::Inv)
-      return PairForm::Aff;
-    if ((Op == BO_Div || Op == BO_Rem) && FR == PairForm::Inv &&
-        isIndexCopy(L) && isGuardEvaluable(R)) {
-      Expr::EvalResult C;
-      if (!R->isValueDependent() && R->EvaluateAsInt(C, Ctx)) {
-        if (C.Val.getInt() == 0 || C.Val.getInt().srem(16) != 0)
-          return PairForm::Var;
-      } else {
-        std::string D = kernelText(stripIntCasts(R));
-        if (!is_contained(Plan.DivisibleBy, D))
-          Plan.DivisibleBy.push_back(D);
-      }
-      return Op == BO_Div ? PairForm::Inv : PairForm::Aff;
-    }
-    return PairForm::Var;
+      return Lane::Var;
+    return formOfArithmetic(E, Op, L, R);
   }
   UnaryOperatorKind UOp;
   const Expr *Sub;
   if (matchUnary(E, UOp, Sub)) {
     if (UnaryOperator::isIncrementDecrementOp(UOp) || UOp == UO_Deref ||
         UOp == UO_AddrOf)
-      return PairForm::Var;
-    return formOf(Sub) == PairForm::Inv ? PairForm::Inv : PairForm::Var;
+      return Lane::Var;
+    return formOf(Sub) == Lane::Inv ? Lane::Inv : Lane::Var;
   }
-  if (const auto *C = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = C->getDirectCallee();
-    bool Pure = isa<CXXMemberCallExpr>(C)
-                    ? isa_and_nonnull<CXXConversionDecl>(FD)
-                    : FD && isLibraryFunction(FD) &&
-                          !StringRef(getCalleeName(C)).starts_with("atomic");
-    if (!Pure)
-      return PairForm::Var;
-  }
-  PairForm F = PairForm::Inv;
-  for (const Stmt *Child : E->children())
-    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-      F = joinForm(F,
-                   formOf(CE) == PairForm::Inv ? PairForm::Inv : PairForm::Var);
-  return F;
+  return formOfOther(E);
+}
+
+void PairsAnalyzer::requireDivisible(const std::string &D) {
+  if (!is_contained(Plan.DivisibleBy, D))
+    Plan.DivisibleBy.push_back(D);
+}
+
+const Expr *PairsAnalyzer::valueOf(const VarDecl *VD, bool &IsIndex) const {
+  IsIndex = VD == IV;
+  if (IsIndex || !Forms.count(VD))
+    return nullptr;
+  return VD->getInit();
 }
 
 bool PairsAnalyzer::isIndexCopy(const Expr *E) const {
@@ -282,12 +245,12 @@ bool PairsAnalyzer::isIndexCopy(const Expr *E) const {
   return false;
 }
 
-bool PairsAnalyzer::isGuardEvaluable(const Expr *E) {
+bool PairsAnalyzer::isGuardEvaluable(const Expr *E) const {
   E = seeThrough(E);
   struct Check : RecursiveASTVisitor<Check> {
-    PairsAnalyzer &P;
+    const PairsAnalyzer &P;
     bool OK = true;
-    explicit Check(PairsAnalyzer &P) : P(P) {}
+    explicit Check(const PairsAnalyzer &P) : P(P) {}
     bool VisitDeclRefExpr(DeclRefExpr *DR) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         if (VD == P.IV || P.Forms.count(VD) || P.ParamArg.count(VD))
@@ -399,13 +362,13 @@ bool PairsAnalyzer::declare(const DeclStmt *DS, bool InCallee) {
                         "' is not a scalar or pointer with an initializer");
     if (!checkExpr(VD->getInit(), nullptr, InCallee))
       return false;
-    PairForm F = formOf(VD->getInit());
-    if (F == PairForm::Aff &&
+    Lane F = formOf(VD->getInit());
+    if (F == Lane::Aff &&
         (!T->isIntegerType() || T->isDependentType() ||
          Ctx.getTypeSize(T) < Ctx.getTypeSize(VD->getInit()->getType())))
-      F = PairForm::Var;
+      F = Lane::Var;
     Forms[VD] = F;
-    AllShared &= F != PairForm::Var;
+    AllShared &= F != Lane::Var;
     Vars.push_back(VD);
   }
   if (InCallee)
@@ -416,7 +379,7 @@ bool PairsAnalyzer::declare(const DeclStmt *DS, bool InCallee) {
       HoistedVars.insert(VD);
   } else {
     for (const VarDecl *VD : Vars)
-      Forms[VD] = PairForm::Var; // declared per lane, all of them
+      Forms[VD] = Lane::Var; // declared per lane, all of them
   }
   return true;
 }

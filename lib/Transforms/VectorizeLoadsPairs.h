@@ -11,6 +11,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSPAIRS_H
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSPAIRS_H
 
+#include "VectorizeLoadsLanes.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "clang/AST/Expr.h"
@@ -34,10 +35,6 @@ std::string widenPairs(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
 
 namespace vectorize {
 
-/// How a value varies over the lanes of a pack: the same for all (Inv), the
-/// lane-0 value plus the lane number (Aff), anything else (Var).
-enum class PairForm { Inv = 0, Aff = 1, Var = 2 };
-
 /// A device function call of the body that the vector loop inlines.
 struct InlinedCall {
   const clang::CallExpr *Call = nullptr;
@@ -59,7 +56,7 @@ struct PairAccess {
   std::string Addr; ///< `&...` at lane 0, valid before the lane loop
 };
 
-class PairsAnalyzer {
+class PairsAnalyzer : public LaneAlgebra {
 public:
   PairsAnalyzer(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                 const clang::ForStmt *Loop, const clang::VarDecl *IV,
@@ -68,9 +65,17 @@ public:
   bool Candidate = false;
 
   // Analysis (VectorizeLoadsPairs.cpp).
-  PairForm formOf(const clang::Expr *E);
+  Lane formOf(const clang::Expr *E) override;
   const clang::Expr *seeThrough(const clang::Expr *E) const;
-  bool isGuardEvaluable(const clang::Expr *E);
+  bool isGuardEvaluable(const clang::Expr *E) const override;
+  bool isIndexCopy(const clang::Expr *E) const override;
+  std::string guardText(const clang::Expr *E) override { return kernelText(E); }
+  void requireDivisible(const std::string &D) override;
+  const clang::Expr *valueOf(const clang::VarDecl *VD,
+                             bool &IsIndex) const override;
+  const clang::Expr *resolve(const clang::Expr *E) const override {
+    return seeThrough(E);
+  }
   bool refuse(clang::SourceLocation L, const llvm::Twine &Why) {
     if (Reason.empty()) {
       Reason = Why.str();
@@ -100,11 +105,11 @@ public:
   unsigned PartitionDeps;
   VecLoopPlan &Plan;
   VarUses KernelWrites;
-  vectorize::DependenceInfo Deps;
+  mutable vectorize::DependenceInfo Deps;
 
   std::vector<const clang::Stmt *> Body; ///< the loop body's statements
   /// Declarations of the body (and of inlined callees) -> lane form.
-  llvm::DenseMap<const clang::VarDecl *, PairForm> Forms;
+  llvm::DenseMap<const clang::VarDecl *, Lane> Forms;
   /// Callee parameters -> the argument (kernel expression).
   llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> ParamArg;
   llvm::DenseMap<const clang::VarDecl *, unsigned> ParamIndex;
@@ -152,8 +157,6 @@ private:
           unsigned Depth = 0);
   const clang::VarDecl *originOf(const clang::VarDecl *Root);
   bool isUnconditional(const clang::Expr *E) const;
-  bool isZeroModW(const clang::Expr *E, unsigned Depth);
-  bool isIndexCopy(const clang::Expr *E) const;
   void checkStoredBuffers();
   void checkThreadUses();
   std::string buildGroups();

@@ -255,7 +255,7 @@ void PairsAnalyzer::flatten(const Expr *E, bool Neg,
   // A body variable that holds a sum: its terms.
   if (const VarDecl *VD = getIndexVar(E); Depth < 8 && VD && VD != IV &&
                                           Forms.count(VD) && VD->getInit() &&
-                                          Forms.lookup(VD) != PairForm::Var) {
+                                          Forms.lookup(VD) != Lane::Var) {
     const Expr *Init = stripIntCasts(VD->getInit());
     if (matchBinary(Init, Op, L, R) && (Op == BO_Add || Op == BO_Sub)) {
       flatten(Init, Neg, Out, Depth + 1);
@@ -273,8 +273,7 @@ bool PairsAnalyzer::resolvePointer(
   E = seeThrough(E);
   if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-    if (!VD ||
-        !VD->getType()->isPointerType())
+    if (!VD || !VD->getType()->isPointerType())
       return false;
     if (Forms.count(VD))
       return VD->getInit() &&
@@ -339,50 +338,6 @@ bool PairsAnalyzer::isUnconditional(const Expr *E) const {
   }
 }
 
-bool PairsAnalyzer::isZeroModW(const Expr *E, unsigned Depth) {
-  E = stripIntCasts(seeThrough(E));
-  if (Depth > 6 || !E)
-    return false;
-  if (const VarDecl *VD = getIndexVar(E)) {
-    if (VD == IV)
-      return true;
-    if (!Forms.count(VD) || !VD->getInit())
-      return false;
-    return isZeroModW(VD->getInit(), Depth + 1);
-  }
-  Expr::EvalResult Val;
-  if (!E->isValueDependent() && E->EvaluateAsInt(Val, Ctx))
-    return Val.Val.getInt() == 0;
-  BinaryOperatorKind Op;
-  const Expr *L, *R;
-  if (!matchBinary(E, Op, L, R))
-    return false;
-  auto Divisible = [&](const Expr *F) {
-    // A constant: a multiple of every width (16), or no claim.
-    Expr::EvalResult C;
-    if (!F->isValueDependent() && F->EvaluateAsInt(C, Ctx))
-      return C.Val.getInt() != 0 && C.Val.getInt().srem(16) == 0;
-    if (!isGuardEvaluable(F))
-      return false;
-    std::string D = kernelText(stripIntCasts(F));
-    if (!is_contained(Plan.DivisibleBy, D))
-      Plan.DivisibleBy.push_back(D);
-    return true;
-  };
-  switch (Op) {
-  case BO_Mul:
-    return isZeroModW(L, Depth + 1) || isZeroModW(R, Depth + 1) ||
-           Divisible(R) || Divisible(L);
-  case BO_Rem:
-    return isZeroModW(L, Depth + 1) && Divisible(R);
-  case BO_Add:
-  case BO_Sub:
-    return isZeroModW(L, Depth + 1) && isZeroModW(R, Depth + 1);
-  default:
-    return false;
-  }
-}
-
 bool PairsAnalyzer::describeAccess(const ArraySubscriptExpr *A, PairAccess &PA,
                                    std::string &Why) {
   SmallVector<std::pair<const Expr *, bool>, 6> Terms;
@@ -400,29 +355,29 @@ bool PairsAnalyzer::describeAccess(const ArraySubscriptExpr *A, PairAccess &PA,
           "run-time check would not be uniform";
     return false;
   }
-  if (formOf(A->getIdx()) == PairForm::Var) {
+  if (formOf(A->getIdx()) == Lane::Var) {
     Why = "its index varies over the elements of a pack other than by one "
           "per element";
     return false;
   }
   flatten(A->getIdx(), false, Terms);
   unsigned AffTerms = 0;
-  std::vector<std::string> Vary;
+  std::vector<std::string> Vary, Conds;
   for (auto [T, Neg] : Terms) {
-    PairForm F = formOf(T);
-    if (F == PairForm::Var) {
+    Lane F = formOf(T);
+    if (F == Lane::Var) {
       Why = "the term '" + text(T) + "' varies over the elements of a pack";
       return false;
     }
-    if (F == PairForm::Inv && isGuardEvaluable(T)) {
+    if (F == Lane::Inv && isGuardEvaluable(T)) {
       PA.BaseTerms.push_back((Neg ? "-" : "+") + kernelText(T));
       continue;
     }
-    if (F == PairForm::Aff && (Neg || AffTerms++)) {
+    if (F == Lane::Aff && (Neg || AffTerms++)) {
       Why = "it is not unit-stride in '" + IV->getName().str() + "'";
       return false;
     }
-    if (!isZeroModW(T, 0)) {
+    if (!isMultipleOfWidth(T, Conds)) {
       Why = "the term '" + text(T) +
             "' is neither known before the loop nor a multiple of the "
             "vector width at the start of a pack";
@@ -438,6 +393,8 @@ bool PairsAnalyzer::describeAccess(const ArraySubscriptExpr *A, PairAccess &PA,
     Why = "it is evaluated only on some paths";
     return false;
   }
+  for (const std::string &C : Conds)
+    requireDivisible(C);
   llvm::sort(Vary);
   PA.VaryKey = join(Vary, " ");
   PA.Addr = "&" + kernelText(A);

@@ -87,8 +87,7 @@ struct LaneEdits : RecursiveASTVisitor<LaneEdits> {
       }
       return true;
     }
-    if (VD == P.IV ||
-        (P.isHoistedVar(VD) && P.Forms.lookup(VD) == PairForm::Aff))
+    if (VD == P.IV || (P.isHoistedVar(VD) && P.Forms.lookup(VD) == Lane::Aff))
       return put(DR->getSourceRange(),
                  "(" + VD->getNameAsString() + " + " + P.Plan.NameLane + ")");
     return true;

@@ -8,7 +8,7 @@
 //     int h = i / half, j = i % half;                 // once per pack
 //     T *v = x + row * stride + h * head_size;        // once per pack
 //     float c = cos[j], s = sin[j];                   // 16-byte loads
-//     rotate(v, j, half, c, s);  // v[j], v[half + j}: two 16-byte loads and
+//     rotate(v, j, half, c, s);  // v[j], v[half + j]: two 16-byte loads and
 //   }                            // stores; the call is inlined per lane
 //
 // Each thread takes W consecutive indices i (a pack) at a time. What makes

@@ -114,6 +114,12 @@ public:
     if (!Plan.ApartGuards.empty())
       S += "; checks that " + join(Plan.ApartGuards, ", ") +
            " (offsets of a stored pointer stay disjoint)";
+    if (!Plan.NonZero.empty())
+      S += "; a buffer stored at two offsets (pairs): checks that " +
+           join(Plan.NonZero, ", ") +
+           (Plan.NonZero.size() == 1 ? " is" : " are") + " not zero";
+    if (!Plan.Inlined.empty())
+      S += "; inlines " + join(Plan.Inlined, ", ") + " per lane";
     if (Plan.VectorAtomics)
       S += "; float atomics become " + std::to_string(Plan.WidthBytes) +
            "-byte red.global.add (sm_90)";

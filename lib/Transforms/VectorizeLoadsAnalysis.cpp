@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
 #include "VectorizeLoadsBody.h"
+#include "VectorizeLoadsPairs.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "VectorizeLoadsWiden.h"
@@ -347,6 +348,23 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
       Plan = std::move(Header);
       return extractLoopText(Where);
     }
+    // A buffer stored at two offsets (rotary pairs): the pairs form.
+    VecLoopPlan Pairs = Plan;
+    Pairs.Groups.clear();
+    Pairs.UnitStrides.clear();
+    Pairs.DependentElem.clear();
+    SourceLocation PairsWhere = Loop->getBeginLoc();
+    bool PairsShape = false;
+    std::string WhyPairs = widenPairs(Ctx, K, Loop, IV, PartitionDeps, Pairs,
+                                      PairsWhere, PairsShape);
+    if (WhyPairs.empty())
+      WhyPairs = findImpossibleGuard(Pairs);
+    if (WhyPairs.empty()) {
+      Plan = std::move(Pairs);
+      return extractLoopText(Where);
+    }
+    if (PairsShape)
+      return Why + "; widened: " + WhyWide + "; pairs: " + WhyPairs;
     return Why + "; widened: " + WhyWide;
   }
   // A sequential loop's lanes run in the original order; a thread-partitioned

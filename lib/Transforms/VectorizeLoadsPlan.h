@@ -73,6 +73,11 @@ struct VecLoopPlan {
   std::string WidenedBody;
   /// Run-time values that must be multiples of the vector width.
   std::vector<std::string> DivisibleBy;
+  /// Run-time values that must not be zero: the distances between the
+  /// packs of one stored buffer (the pairs form, VectorizeLoadsPairs.cpp).
+  std::vector<std::string> NonZero;
+  /// Device functions the vector loop inlines (the pairs form).
+  std::vector<std::string> Inlined;
   /// The body uses 16- or 8-byte float atomics (red.global.add.v4/v2.f32).
   bool VectorAtomics = false;
   /// Pointers stored at several offsets `base + d + i` whose distance d is

@@ -52,7 +52,7 @@ std::vector<const Stmt *> getSequence(const Stmt *S) {
 Widener::Widener(ASTContext &Ctx, const FunctionDecl *K, const VarDecl *IV,
                  unsigned PartitionDeps, ArrayRef<const Stmt *> Region,
                  VecLoopPlan &Plan)
-    : Ctx(Ctx), SM(Ctx.getSourceManager()), K(K), IV(IV),
+    : LaneAlgebra(Ctx), Ctx(Ctx), SM(Ctx.getSourceManager()), K(K), IV(IV),
       PartitionDeps(PartitionDeps), Region(Region.begin(), Region.end()),
       Plan(Plan) {
   KernelWrites.collect(K->getBody());
@@ -80,10 +80,6 @@ const Stmt *Widener::parent(const Stmt *S) const {
 
 static Lane join(Lane A, Lane B) { return std::max(A, B); }
 
-static bool isIntegral(const Expr *E) {
-  return E->getType()->isIntegerType() && !E->isTypeDependent();
-}
-
 Lane Widener::formOfVar(const VarDecl *VD) {
   if (VD == IV)
     return Lane::Aff;
@@ -96,17 +92,33 @@ Lane Widener::formOfVar(const VarDecl *VD) {
 /// Whether \p E is the index itself, directly or through a body variable
 /// that only copies it: a value known to be >= 0 and a multiple of W at
 /// lane 0.
-static bool isIndexCopy(const Widener &W, const Expr *E) {
+bool Widener::isIndexCopy(const Expr *E) const {
   const VarDecl *VD = getIndexVar(E);
   for (unsigned Depth = 0; VD && Depth < 4; ++Depth) {
-    if (VD == W.IV)
+    if (VD == IV)
       return true;
-    if (!W.RegionVars.count(VD) || W.VarWritesIn.count(VD) ||
-        W.AddressTaken.count(VD) || !VD->getInit())
+    if (!RegionVars.count(VD) || VarWritesIn.count(VD) ||
+        AddressTaken.count(VD) || !VD->getInit())
       return false;
     VD = getIndexVar(VD->getInit());
   }
   return false;
+}
+
+std::string Widener::guardText(const Expr *E) {
+  return text(E->getSourceRange());
+}
+
+void Widener::requireDivisible(const std::string &D) {
+  if (!is_contained(Plan.DivisibleBy, D))
+    Plan.DivisibleBy.push_back(D);
+}
+
+const Expr *Widener::valueOf(const VarDecl *VD, bool &IsIndex) const {
+  IsIndex = VD == IV;
+  if (IsIndex || !RegionVars.count(VD) || VarWritesIn.count(VD))
+    return nullptr;
+  return VD->getInit();
 }
 
 Lane Widener::formOf(const Expr *E) {
@@ -122,17 +134,8 @@ Lane Widener::formOf(const Expr *E) {
           CXXNullPtrLiteralExpr, UnaryExprOrTypeTraitExpr, MSPropertyRefExpr,
           PseudoObjectExpr>(E))
     return Lane::Inv;
-  if (const auto *C = dyn_cast<CastExpr>(E)) {
-    Lane L = formOf(C->getSubExpr());
-    if (L != Lane::Aff)
-      return L;
-    // An index stays Aff through casts to integers at least as wide.
-    const Expr *Sub = C->getSubExpr();
-    if (isIntegral(E) && isIntegral(Sub) &&
-        Ctx.getTypeSize(E->getType()) >= Ctx.getTypeSize(Sub->getType()))
-      return Lane::Aff;
-    return Lane::Var;
-  }
+  if (const auto *C = dyn_cast<CastExpr>(E))
+    return formOfCast(C);
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
     if (PackOf.count(A))
       return Lane::Var;
@@ -168,30 +171,7 @@ Lane Widener::formOf(const Expr *E) {
         return Lane::Inv;
       return Lane::Var;
     }
-    Lane L = formOf(LHS), R = formOf(RHS);
-    if (L == Lane::Inv && R == Lane::Inv)
-      return Lane::Inv;
-    if (!isIntegral(E) || L == Lane::Var || R == Lane::Var)
-      return Lane::Var;
-    if (Op == BO_Add && (L == Lane::Inv || R == Lane::Inv))
-      return Lane::Aff;
-    if (Op == BO_Sub && R == Lane::Inv)
-      return Lane::Aff;
-    if ((Op == BO_Div || Op == BO_Rem) && R == Lane::Inv &&
-        isIndexCopy(*this, LHS) && isGuardEvaluable(RHS)) {
-      // A constant divisor: a multiple of every width (16), or no claim.
-      Expr::EvalResult C;
-      if (!RHS->isValueDependent() && RHS->EvaluateAsInt(C, Ctx)) {
-        if (C.Val.getInt() == 0 || C.Val.getInt().srem(16) != 0)
-          return Lane::Var;
-        return Op == BO_Div ? Lane::Inv : Lane::Aff;
-      }
-      std::string D = text(stripIntCasts(RHS)->getSourceRange());
-      if (!is_contained(Plan.DivisibleBy, D))
-        Plan.DivisibleBy.push_back(D);
-      return Op == BO_Div ? Lane::Inv : Lane::Aff;
-    }
-    return Lane::Var;
+    return formOfArithmetic(E, Op, LHS, RHS);
   }
   UnaryOperatorKind UOp;
   const Expr *Sub;
@@ -206,25 +186,7 @@ Lane Widener::formOf(const Expr *E) {
       return Lane::Var;
     return formOf(Sub) == Lane::Inv ? Lane::Inv : Lane::Var;
   }
-  if (const auto *C = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = C->getDirectCallee();
-    bool Pure = isa<CXXMemberCallExpr>(C)
-                    ? isa_and_nonnull<CXXConversionDecl>(FD)
-                    : FD && isLibraryFunction(FD) &&
-                          !StringRef(getCalleeName(C)).starts_with("atomic");
-    if (!Pure)
-      return Lane::Var;
-  }
-  // Anything else: shared when all its parts are.
-  Lane L = Lane::Inv;
-  for (const Stmt *Child : E->children())
-    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-      L = join(L, formOf(CE) == Lane::Inv ? Lane::Inv : Lane::Var);
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
-    L = join(L, formOf(MC->getImplicitObjectArgument()) == Lane::Inv
-                    ? Lane::Inv
-                    : Lane::Var);
-  return L;
+  return formOfOther(E);
 }
 
 bool Widener::isGuardEvaluable(const Expr *E) const {

@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_VECTORIZELOADSWIDENIMPL_H
 #define ASTRA_LIB_TRANSFORMS_VECTORIZELOADSWIDENIMPL_H
 
+#include "VectorizeLoadsLanes.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "llvm/ADT/DenseMap.h"
@@ -16,9 +17,6 @@
 
 namespace astra {
 namespace vectorize {
-
-/// How a value varies over the lanes of a pack (see VectorizeLoadsWiden.h).
-enum class Lane { Inv = 0, Aff = 1, Var = 2 };
 
 /// An access `p[e]` with e Aff and aligned: one lane of a vector access.
 struct PackUse {
@@ -37,7 +35,7 @@ struct PackUse {
   std::vector<std::pair<std::string, const clang::Expr *>> InvTerms;
 };
 
-class Widener {
+class Widener : public LaneAlgebra {
 public:
   Widener(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
           const clang::VarDecl *IV, unsigned PartitionDeps,
@@ -45,9 +43,14 @@ public:
   std::string run(clang::SourceLocation &Where);
 
   // Analysis (VectorizeLoadsWiden.cpp).
-  Lane formOf(const clang::Expr *E);
+  Lane formOf(const clang::Expr *E) override;
   Lane formOfVar(const clang::VarDecl *VD);
-  bool isGuardEvaluable(const clang::Expr *E) const;
+  bool isGuardEvaluable(const clang::Expr *E) const override;
+  bool isIndexCopy(const clang::Expr *E) const override;
+  std::string guardText(const clang::Expr *E) override;
+  void requireDivisible(const std::string &D) override;
+  const clang::Expr *valueOf(const clang::VarDecl *VD,
+                             bool &IsIndex) const override;
   std::string text(clang::SourceRange R) const;
   const clang::Stmt *parent(const clang::Stmt *S) const;
 
@@ -103,8 +106,6 @@ private:
   bool isStructural(const clang::Stmt *S);
   void classify(llvm::ArrayRef<const clang::Stmt *> Seq);
   void findPacks();
-  bool isZeroModW(const clang::Expr *E, std::vector<std::string> &Conds,
-                  unsigned Depth);
   void checkPointers();
   std::string buildGroups(clang::SourceLocation &Where);
 };

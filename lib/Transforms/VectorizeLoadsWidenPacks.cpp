@@ -35,58 +35,6 @@ static void flattenTerms(const Expr *E, bool Neg,
   Out.push_back({E, Neg});
 }
 
-/// Whether \p E is a multiple of W at lane 0 (given \p Conds, run-time
-/// values that must be multiples of W, which the guard then checks).
-bool Widener::isZeroModW(const Expr *E, std::vector<std::string> &Conds,
-                         unsigned Depth) {
-  E = stripIntCasts(E);
-  if (Depth > 6 || !E)
-    return false;
-  // A failed alternative leaves no conditions behind: `a * b + c` with c
-  // not a multiple of W must not make the guard ask for b.
-  size_t Before = Conds.size();
-  auto Undo = [&](bool OK) {
-    if (!OK)
-      Conds.resize(Before);
-    return OK;
-  };
-  if (const VarDecl *VD = getIndexVar(E)) {
-    if (VD == IV)
-      return true;
-    if (!RegionVars.count(VD) || VarWritesIn.count(VD) || !VD->getInit())
-      return false;
-    return isZeroModW(VD->getInit(), Conds, Depth + 1);
-  }
-  // Only 0 among the constants: W is known once every group is.
-  Expr::EvalResult Val;
-  if (!E->isValueDependent() && E->EvaluateAsInt(Val, Ctx))
-    return Val.Val.getInt() == 0;
-  BinaryOperatorKind Op;
-  const Expr *L, *R;
-  if (!matchBinary(E, Op, L, R))
-    return false;
-  auto Divisible = [&](const Expr *F) {
-    if (!isGuardEvaluable(F))
-      return false;
-    Conds.push_back(text(stripIntCasts(F)->getSourceRange()));
-    return true;
-  };
-  switch (Op) {
-  case BO_Mul:
-    return Undo(isZeroModW(L, Conds, Depth + 1)) ||
-           Undo(isZeroModW(R, Conds, Depth + 1)) || Divisible(R) ||
-           Divisible(L);
-  case BO_Rem:
-    return Undo(isZeroModW(L, Conds, Depth + 1) && Divisible(R));
-  case BO_Add:
-  case BO_Sub:
-    return Undo(isZeroModW(L, Conds, Depth + 1) &&
-                isZeroModW(R, Conds, Depth + 1));
-  default:
-    return false;
-  }
-}
-
 /// The statement of \p Units that holds \p S, or null.
 static const Stmt *findUnit(const Widener &W, const Stmt *S) {
   for (; S; S = W.parent(S))
@@ -194,7 +142,7 @@ void Widener::findPacks() {
             Base.empty() ? (Neg ? "-" + TT : TT) : (Neg ? " - " : " + ") + TT;
         continue;
       }
-      if (!isZeroModW(T, Conds, 0)) {
+      if (!isMultipleOfWidth(T, Conds)) {
         Aligned = false;
         break;
       }

@@ -291,6 +291,7 @@ void Widener::checkPointers() {
     if (!Stored)
       continue;
     std::string Name = P->getName().str();
+    std::string Why; // why offsets of a stored pointer may overlap
     if (U.Other)
       refuse(U.First->getBeginLoc(), "'" + Name +
                                          "' is stored and also used other "
@@ -306,15 +307,15 @@ void Widener::checkPointers() {
                  "' is stored as a vector and also accessed at "
                  "another offset or per element; vector order "
                  "could change what is read");
-    else if (U.PackWrite && U.Keys.size() > 1)
-      if (std::string Why = checkApart(*this, P); !Why.empty())
-        refuse(U.First->getBeginLoc(),
-               "'" + Name +
-                   "' is stored as a vector and also accessed at "
-                   "another offset or per element; vector order "
-                   "could change what is read (" +
-                   Why + ")");
-      else if (U.ScalarWrite && !U.Keys.empty())
+    else if (U.PackWrite && U.Keys.size() > 1 &&
+             !(Why = checkApart(*this, P)).empty())
+      refuse(U.First->getBeginLoc(),
+             "'" + Name +
+                 "' is stored as a vector and also accessed at "
+                 "another offset or per element; vector order "
+                 "could change what is read (" +
+                 Why + ")");
+    else if (U.ScalarWrite && !U.Keys.empty())
         refuse(U.First->getBeginLoc(),
                "'" + Name +
                    "' is stored per element (a conditional store or "

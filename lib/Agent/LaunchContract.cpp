@@ -15,13 +15,15 @@ using namespace llvm;
 
 namespace astra {
 
-Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps) {
+Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps,
+                                            StringRef Kernel) {
   LaunchOverrides O;
   for (const std::string &Step : Steps) {
     Expected<RewriteParams> P = RewriteParams::parse(Step);
     if (!P)
       return P.takeError();
-    if (P->Name != "launch")
+    if (P->Name != "launch" ||
+        (!Kernel.empty() && !P->Kernel.empty() && P->Kernel != Kernel))
       continue;
     for (const auto &KV : P->Values) {
       if (KV.getKey() == "block")

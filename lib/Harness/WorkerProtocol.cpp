@@ -142,7 +142,7 @@ static bool fromJSON(const json::Value &V, WorkerJob &J, json::Path P) {
   }
   J.Mode = *M;
   std::string Launch;
-  if (!O.map("candidate_launch", Launch))
+  if (!O.mapOptional("candidate_launch", Launch))
     return false;
   Expected<LaunchOverrides> LO = LaunchOverrides::parse(Launch);
   if (!LO) {

@@ -133,7 +133,16 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
     Opts.OriginalFile = In.FileName;
     Opts.CandidateFile = CandName;
     Opts.IsControlRun = Control;
+    // The --apply=launch steps that select this kernel (or every kernel).
     Opts.Launch = *Launch;
+    if (CandidateLaunch.getNumOccurrences() == 0) {
+      const KernelSpec *K = SF->find(Name);
+      Expected<LaunchOverrides> Own = launchOverridesOf(
+          In.Applied, K ? K->baseName() : StringRef(Name));
+      if (!Own)
+        return Own.takeError();
+      Opts.Launch = *Own;
+    }
     Opts.TimeoutSeconds = HarnessTimeout;
     Opts.TimeBudget = ShapeTime;
     Opts.EdgeShapes = !NoEdgeShapes;

@@ -56,9 +56,12 @@ llvm::Expected<PlanFile> readPlanFile(llvm::StringRef Path);
 
 /// The launch overrides of a plan: every `launch` step's tunable variables
 /// and divisors (`launch:B=512,grid-x-div=8`), a later step's value
-/// replacing an earlier one's. Empty when no step is a `launch`.
+/// replacing an earlier one's. Empty when no step is a `launch`. With
+/// \p Kernel (a source name), steps that select another kernel
+/// (`kernel=other`) are left out.
 llvm::Expected<LaunchOverrides>
-launchOverridesOf(llvm::ArrayRef<std::string> Steps);
+launchOverridesOf(llvm::ArrayRef<std::string> Steps,
+                  llvm::StringRef Kernel = "");
 
 /// The launch contract of \p O for \p K, for the plan and the report: the
 /// overrides, and per spec shape the original's launch and the new one

@@ -54,6 +54,17 @@ __global__ void atomic_read(float *out, float *seen, const float *in, int n) {
 }
 // ATOMIC: widened: 'out' is updated by atomics and also read or written directly
 
+__global__ void cond_store_read(float *out, const float *in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = out[i] + in[i];
+  if (in[i] > 0.0f)
+    out[i] = v;
+}
+// RUN: not %astra-opt --apply=vectorize-loads:kernel=cond_store_read %s 2>&1 | FileCheck %s --check-prefix=SCALARW
+// SCALARW: one element per thread: 'out' is stored per element (a conditional store or an index that is not unit-stride) and also accessed as a vector
+
 __global__ void odd_div(float *out, const float *in, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += blockDim.x * gridDim.x)

@@ -159,8 +159,14 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
 void printRunSummary(raw_ostream &OS, const AgentResult &R) {
   for (const KernelOutcome &K : R.Kernels)
     OS << "astra-opt: " << K.Run.SpecKernel << ": " << K.Summary << "\n";
-  if (!R.Changed && !R.Interrupted)
-    OS << "astra-opt: nothing kept; the output equals the input\n";
+  if (R.Changed || R.Interrupted)
+    return;
+  bool AnyKept = any_of(R.Kernels, [](const KernelOutcome &K) {
+    return K.Kept.has_value();
+  });
+  OS << (AnyKept ? "astra-opt: the output equals the input: what was kept "
+                   "changes only the launch (the plan's launch contract)\n"
+                 : "astra-opt: nothing kept; the output equals the input\n");
 }
 
 } // namespace astra

@@ -197,6 +197,7 @@ Expected<VerifyResult> runWorkerJob(WorkerJob &Job, const WorkerRun &Run,
     Got.OriginalFile = R.OriginalFile;
     Got.CandidateFile = R.CandidateFile;
     Got.IsControlRun = R.IsControlRun;
+    Got.Launch = R.Launch;
     // Notes made before the worker ran (edge shapes skipped) come first.
     Got.Notes.insert(Got.Notes.begin(), R.Notes.begin(), R.Notes.end());
     for (const std::string &D : DroppedByRetry) {

@@ -70,32 +70,26 @@ __global__ void pairs_overlap(float *x, int half, int n) {
   }
 }
 
-// LIST: vectorize-loads butterfly_f32 butterfly_f32:L0: applies: 16-byte accesses to 2 pointer offset(s), 4 elements per thread and step; {{.*}}; a buffer stored at two offsets (pairs): checks that h is not zero
+// The butterfly's distance is its loop's extent: the widened form proves the
+// two ranges disjoint (offsets apart) before the pairs form is tried.
+// LIST: vectorize-loads butterfly_f32 butterfly_f32:L0: applies: 16-byte accesses to 2 pointer offset(s), 4 elements per thread and step; {{.*}}; accesses 'x' at offsets h apart (the extent of the index: disjoint ranges)
 // LIST: vectorize-loads rope_f16 rope_f16:L0: applies: 16-byte accesses to 4 pointer offset(s), 8 elements per thread and step; {{.*}}; checks that half divide(s) into packs; a buffer stored at two offsets (pairs): checks that half is not zero; inlines rotate per lane
 // LIST: vectorize-loads pairs_variant pairs_variant:L0: does not apply: {{.*}}; pairs: 'x' is stored, and its access 'x[i + k]' cannot be a lane of a vector access: its index varies over the elements of a pack other than by one per element
 // LIST: vectorize-loads pairs_overlap pairs_overlap:L0: does not apply: {{.*}}; pairs: 'x' is accessed at 'x[i]' and 'x[i % half]', whose distance is not loop-invariant, so their packs may overlap
 
 // F32:      __global__ void butterfly_f32(float *x, int h) {
 // F32-NEXT:   if (reinterpret_cast<size_t>(x) % 16 == 0 &&
-// F32-NEXT:       reinterpret_cast<size_t>(x + h) % 16 == 0 && h != 0) {
+// F32-NEXT:       reinterpret_cast<size_t>(x + (h)) % 16 == 0) {
 // F32:          for (int vecIdx = blockIdx.x * blockDim.x + threadIdx.x; vecIdx < h / VecW;
 // F32-NEXT:          vecIdx += blockDim.x * gridDim.x) {
 // F32-NEXT:       const int i = vecIdx * VecW;
-// F32-NEXT:       VecF32 xVec0;
-// F32-NEXT:       VecF32 xVec1;
-// F32-NEXT:       xVec0.u = *reinterpret_cast<const float4 *>(&x[i]);
-// F32-NEXT:       xVec1.u = *reinterpret_cast<const float4 *>(&x[i + h]);
-// F32-NEXT:       #pragma unroll
-// F32-NEXT:       for (int lane = 0; lane < VecW; ++lane) {
-// F32-NEXT:         float a = xVec0.v[lane];
-// F32-NEXT:         float b = xVec1.v[lane];
-// F32-NEXT:         xVec0.v[lane] = a + b;
-// F32-NEXT:         xVec1.v[lane] = a - b;
-// F32-NEXT:       }
-// F32-NEXT:       *reinterpret_cast<float4 *>(&x[i]) = xVec0.u;
+// F32:              xVec0.u = *reinterpret_cast<const float4 *>(&x[i]);
+// F32:              xVec1.u = *reinterpret_cast<const float4 *>(&x[i + h]);
+// F32:              xVec0.v[lane] = a[lane] + b[lane];
+// F32-NEXT:         xVec1.v[lane] = a[lane] - b[lane];
+// F32:            *reinterpret_cast<float4 *>(&x[i]) = xVec0.u;
 // F32-NEXT:       *reinterpret_cast<float4 *>(&x[i + h]) = xVec1.u;
-// F32-NEXT:     }
-// F32-NEXT:     // Scalar tail
+// F32:          // Scalar tail
 // F32:          for (; i < h; i += blockDim.x * gridDim.x) {
 // F32-NEXT:       float a = x[i];
 // F32-NEXT:       float b = x[i + h];

@@ -265,6 +265,9 @@ if [ $profile = 1 ]; then
        "$astra" --apply-plan "$plans/$name.plan.json" "$cu" \
          -o "$pdir/$name.best.cu" 2> "$pdir/$name.best.log"; then
       cand=(--candidate "$pdir/$name.best.cu")
+      # The plan's launch contract, if it changes the launch.
+      launch=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(next((k["launch"]["overrides"] for k in p.get("kernels", []) if k.get("launch", {}).get("overrides")), ""))' "$plans/$name.plan.json" 2>/dev/null)
+      [ -n "$launch" ] && cand+=(--candidate-launch="$launch")
     fi
     # The first four launches: the original's two correctness runs, then
     # the candidate's (the best plan's, else the original's again).

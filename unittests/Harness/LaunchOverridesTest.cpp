@@ -1,5 +1,6 @@
 //===- LaunchOverridesTest.cpp - A candidate's own launch -----------------===//
 #include "astra/Harness/Spec.h"
+#include "astra/Support/ErrorText.h"
 #include "gtest/gtest.h"
 
 using namespace astra;
@@ -7,15 +8,7 @@ using namespace llvm;
 
 namespace {
 
-std::string messages(Error E) {
-  std::string S;
-  handleAllErrors(std::move(E), [&](const AstraError &A) {
-    raw_string_ostream OS(S);
-    A.log(OS);
-    OS << "\n";
-  });
-  return S;
-}
+std::string messages(Error E) { return errorText(std::move(E)); }
 
 // gelu_and_mul's launch with a tunable block size, and a variable that
 // sizes a buffer (not tunable, so the spec is accepted; the overrides are

@@ -78,19 +78,25 @@ if ctypes.util.find_library("curl"):
     config.available_features.add("libcurl")
 
 
-def has_cuda_device():
+def cuda_device_count():
     smi = shutil.which("nvidia-smi")
     if not smi:
-        return False
+        return 0
     try:
         out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
-        return out.returncode == 0 and "GPU" in out.stdout
+        if out.returncode != 0:
+            return 0
+        return sum(1 for l in out.stdout.splitlines() if l.startswith("GPU "))
     except Exception:
-        return False
+        return 0
 
 
-if has_cuda_device():
+gpu_count = cuda_device_count()
+if gpu_count >= 1:
     config.available_features.add("cuda-device")
+# --gpus tests: one worker per GPU.
+if gpu_count >= 2:
+    config.available_features.add("cuda-devices-2")
 
 
 # torch extensions (test/Frontend/torch-*, test/Kernels/torch-ext-*): torch's

@@ -105,6 +105,7 @@ private:
       auto T0 = Clock::now();
       Expected<VerifyResult> R = Eval.evaluate(J.E->Cand, J.Ptx, W);
       J.E->EvalSeconds = since(T0);
+      J.E->Worker = int(W);
       if (R) {
         J.E->Result = std::move(*R);
       } else {

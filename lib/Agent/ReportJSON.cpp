@@ -50,6 +50,8 @@ json::Value toJSON(const Evaluation &E) {
     else
       O["geomean_speedup"] = E.Result->GeoMeanSpeedup;
     O["eval_seconds"] = E.EvalSeconds;
+    if (E.Worker >= 0)
+      O["worker"] = E.Worker;
     O["result"] = toJSON(*E.Result);
   }
   return O;

@@ -158,15 +158,31 @@ void SearchAgent::expand(const AgentContext &Ctx,
     unsigned Div = std::max(1u, Ctx.PackWidth * Bytes / 16);
     if (Div < 2)
       continue;
-    std::string Launch = "launch:kernel=" + O.Params.Kernel +
-                         ",grid-x-div=" + std::to_string(Div);
-    if (Entry *E = add(Base, formatRewriteParams(Any), {Launch}, Any)) {
-      E->Rationale = O.Detail + "; any grid, and the grid's x extent / " +
-                     std::to_string(Div) +
-                     " (one pack per thread instead of one element)";
-      E->ChangesRounding = O.ChangesRounding;
-      E->Reassociates =
-          O.Reassociates || Reassociating.contains(formatSteps(Base));
+    // Where the threads go: the grid shrunk (fewer, full blocks), the block
+    // shrunk (as many blocks, so a small problem still spreads over the
+    // SMs: at gelu_and_mul's T=1 the grid shrink alone left 7 blocks busy
+    // and was 0.82x), or half of each.
+    std::vector<std::pair<unsigned, unsigned>> Splits = {{Div, 1}, {1, Div}};
+    if (Div >= 4)
+      Splits.push_back({Div / 2, 2});
+    for (auto [GridDiv, BlockDiv] : Splits) {
+      std::string Launch = "launch:kernel=" + O.Params.Kernel;
+      std::string Why;
+      if (GridDiv > 1) {
+        Launch += ",grid-x-div=" + std::to_string(GridDiv);
+        Why += ", the grid's x extent / " + std::to_string(GridDiv);
+      }
+      if (BlockDiv > 1) {
+        Launch += ",block-x-div=" + std::to_string(BlockDiv);
+        Why += ", the block's x extent / " + std::to_string(BlockDiv);
+      }
+      if (Entry *E = add(Base, formatRewriteParams(Any), {Launch}, Any)) {
+        E->Rationale = O.Detail + "; any grid" + Why +
+                       " (one pack per thread instead of one element)";
+        E->ChangesRounding = O.ChangesRounding;
+        E->Reassociates =
+            O.Reassociates || Reassociating.contains(formatSteps(Base));
+      }
     }
   }
   // The spec's tunable launch values, once per plan.

@@ -17,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +46,20 @@ static std::string inDir(StringRef Dir, StringRef Name) {
   return P.str().str();
 }
 
+/// The CUDA_VISIBLE_DEVICES entry of GPU ordinal \p Gpu as this process
+/// counts it: when the caller restricted the GPUs ("2,3"), ordinal 1 is "3",
+/// not the machine's GPU 1.
+static std::string visibleDevice(int Gpu) {
+  if (std::optional<std::string> V =
+          sys::Process::GetEnv("CUDA_VISIBLE_DEVICES")) {
+    SmallVector<StringRef, 8> Parts;
+    StringRef(*V).split(Parts, ',', -1, /*KeepEmpty=*/false);
+    if (unsigned(Gpu) < Parts.size())
+      return Parts[Gpu].trim().str();
+  }
+  return std::to_string(Gpu);
+}
+
 Expected<Subprocess> startWorker(const WorkerRun &Run) {
   std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
   if (Exe.empty())
@@ -52,7 +67,7 @@ Expected<Subprocess> startWorker(const WorkerRun &Run) {
   SpawnOptions O;
   O.StdoutFile = O.StderrFile = inDir(Run.Dir, "worker.log");
   if (Run.Gpu >= 0)
-    O.Env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(Run.Gpu));
+    O.Env.push_back("CUDA_VISIBLE_DEVICES=" + visibleDevice(Run.Gpu));
   return Subprocess::spawn(
       {Exe, "--harness-worker=" + inDir(Run.Dir, "job.json")}, O);
 }

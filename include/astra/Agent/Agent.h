@@ -59,6 +59,8 @@ struct Evaluation {
   unsigned Index = 0; ///< 1-based, in the order judged
   unsigned Round = 0;
   unsigned GpuIndex = 0; ///< 1-based among those judged on the GPU; 0: none
+  /// The evaluator worker (one per GPU of --gpus) that judged it; -1: none.
+  int Worker = -1;
   Candidate Cand;
   EvalStatus Status = EvalStatus::Evaluated;
   std::string Note;    ///< why, for statuses other than Evaluated

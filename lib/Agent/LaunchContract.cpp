@@ -72,9 +72,14 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
       {"vars", std::move(Vars)},
       {"grid_x_div", O.GridXDiv},
       {"block_x_div", O.BlockXDiv},
-      {"rule", "the spec's grid, block and shared_bytes with vars set, then "
-               "grid.x and block.x divided by grid_x_div and block_x_div, "
-               "rounded up"},
+      {"min_threads", O.MinThreads},
+      {"rule", std::string("the spec's grid, block and shared_bytes with vars "
+                           "set, then grid.x and block.x divided by "
+                           "grid_x_div and block_x_div, rounded up") +
+                   (O.MinThreads ? " where that launch has at least "
+                                   "min_threads threads (grid x block, all "
+                                   "dimensions); below, undivided"
+                                 : "")},
       {"shapes", std::move(Shapes)}};
 }
 

@@ -141,6 +141,11 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.SpecNoAlias = K->NoAlias;
     Ctx.TunableSteps = tunableSteps(*K, KI->Name);
     Ctx.PackWidth = packWidth(*K);
+    for (const Shape &S : K->Shapes)
+      if (Expected<ResolvedLaunch> L = resolve(*K, S))
+        Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});
+      else
+        consumeError(L.takeError()); // the harness reports it
     Expected<std::unique_ptr<Evaluator>> E = Opts.MakeEvaluator(*K, *OrigPtx);
     if (!E)
       return E.takeError();

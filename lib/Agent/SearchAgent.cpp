@@ -30,6 +30,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
 #include <optional>
 
 using namespace llvm;
@@ -71,6 +73,9 @@ struct Entry {
   std::string Rationale;
   bool ChangesRounding = false;
   bool Reassociates = false; ///< this option or one in Base
+  /// A gain known when the entry is made (a size-dependent launch: what its
+  /// mixed plan gained where it was faster); else gain() estimates it.
+  std::optional<double> Gain;
 };
 
 class SearchAgent : public Agent {
@@ -92,6 +97,8 @@ private:
   StringSet<> Reassociating;
 
   void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
+  /// Size-dependent launches for the mixed plans of the history.
+  void addSizeDependent(const AgentContext &Ctx);
   /// Adds \p Option (then \p Then) on \p Base to the frontier unless the
   /// plan was proposed already; returns the entry added, or null.
   Entry *add(const std::vector<std::string> &Base, std::string Option,
@@ -229,8 +236,103 @@ Entry *SearchAgent::add(const std::vector<std::string> &Base,
   return &Frontier.back();
 }
 
+/// The launch step of \p Steps that divides the grid or the block without
+/// a size bound, and its parameters.
+std::optional<std::pair<size_t, RewriteParams>>
+unboundedDivision(const std::vector<std::string> &Steps) {
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    if (!StringRef(Steps[I]).starts_with("launch:"))
+      continue;
+    Expected<RewriteParams> P = RewriteParams::parse(Steps[I]);
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
+    }
+    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div")) &&
+        !P->Values.count("min-threads"))
+      return std::make_pair(I, std::move(*P));
+  }
+  return std::nullopt;
+}
+
+/// A plan that divides the launch and came out mixed, slower only on shapes
+/// with fewer threads than each shape it was faster on (a shrunk launch
+/// concentrates a small problem on a few SMs): the same plan with the
+/// divisions only from the smallest faster shape's thread count on, so that
+/// the smaller launches stay as they were (vectorize-loads' any-grid form
+/// then runs the original code). The count is rounded down to a power of
+/// two where that stays above every slower shape, a size a caller can read.
+void SearchAgent::addSizeDependent(const AgentContext &Ctx) {
+  auto ThreadsOf = [&](StringRef Shape) -> std::optional<uint64_t> {
+    for (const auto &[Name, Threads] : Ctx.ShapeThreads)
+      if (Name == Shape)
+        return Threads;
+    return std::nullopt;
+  };
+  for (const Evaluation &H : *Ctx.History) {
+    if (!H.Result || H.Result->Verdict != Verdict::Mixed ||
+        !H.Cand.ReplacementSource.empty())
+      continue;
+    auto Div = unboundedDivision(H.Cand.Steps);
+    if (!Div || Div->first == 0)
+      continue;
+    uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
+    double LogSum = 0;
+    unsigned Timed = 0;
+    bool Known = true;
+    for (const ShapeResult &S : H.Result->Shapes) {
+      if (S.Generated || !S.Timing)
+        continue;
+      std::optional<uint64_t> T = ThreadsOf(S.Shape);
+      Known &= T.has_value();
+      if (!T)
+        break;
+      ++Timed;
+      if (S.Timing->Verdict == Verdict::Slower) {
+        MaxSlower = std::max(MaxSlower, *T);
+        continue; // the original's launch there
+      }
+      LogSum += std::log(S.Timing->Speedup.Median);
+      if (S.Timing->Verdict == Verdict::Faster)
+        MinFaster = std::min(MinFaster, *T);
+    }
+    if (!Known || !Timed || MinFaster == UINT64_MAX || MaxSlower >= MinFaster)
+      continue;
+    uint64_t Bound = uint64_t(1) << Log2_64(MinFaster);
+    if (Bound <= MaxSlower)
+      Bound = MinFaster;
+    RewriteParams P = Div->second;
+    P.Values["min-threads"] = std::to_string(Bound);
+    std::vector<std::string> Base(H.Cand.Steps.begin(),
+                                  H.Cand.Steps.begin() + Div->first - 1);
+    std::vector<std::string> Then = {formatRewriteParams(P)};
+    Then.insert(Then.end(), H.Cand.Steps.begin() + Div->first + 1,
+                H.Cand.Steps.end());
+    Expected<RewriteParams> Opt =
+        RewriteParams::parse(H.Cand.Steps[Div->first - 1]);
+    if (!Opt) {
+      consumeError(Opt.takeError());
+      continue;
+    }
+    Entry *E = add(Base, H.Cand.Steps[Div->first - 1], Then, *Opt);
+    if (!E)
+      continue;
+    auto B = JudgedSpeedup.find(formatSteps(Base));
+    E->Gain = std::exp(LogSum / Timed) /
+              (B == JudgedSpeedup.end() ? 1.0 : B->second);
+    E->DefaultValues = false;
+    E->Rationale = "was mixed (slower on the smaller launches): the same "
+                   "plan with the launch divided only from " +
+                   std::to_string(Bound) + " threads on";
+    E->ChangesRounding = H.Cand.ChangesRounding;
+    E->Reassociates = H.Cand.Reassociates;
+  }
+}
+
 std::optional<double> SearchAgent::gain(const AgentContext &Ctx,
                                         const Entry &E) const {
+  if (E.Gain)
+    return E.Gain;
   if (const Evaluation *Alone = judgedAlone(Ctx, E.Option)) {
     if (isRefused(*Alone))
       return std::nullopt;
@@ -305,6 +407,8 @@ Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
     if (E.isUsable())
       BaseSpeedup[formatSteps(E.Cand.Steps)] = E.speedup();
   }
+
+  addSizeDependent(Ctx);
 
   struct Scored {
     unsigned Index;

@@ -2,7 +2,8 @@
 //
 // A candidate made by the `launch` rewrite runs with another launch than the
 // original: tunable variables set to other values (`B=512`), the grid's or
-// the block's x extent divided (`grid-x-div=8`). The spec is resolved once
+// the block's x extent divided (`grid-x-div=8`), the divisions only from a
+// launch size on (`min-threads=N`). The spec is resolved once
 // more per shape with the variables set; the buffers and scalar arguments
 // must come out identical (both parties run on the same data), only the
 // grid, block and dynamic shared memory may differ. docs/harness.md,
@@ -31,6 +32,13 @@ std::string LaunchDims::str() const {
       .str();
 }
 
+uint64_t LaunchDims::threads() const {
+  uint64_t N = 1;
+  for (int I = 0; I < 3; ++I)
+    N *= uint64_t(Grid[I]) * Block[I];
+  return N;
+}
+
 LaunchDims ResolvedLaunch::dims() const {
   LaunchDims D;
   std::copy(Grid, Grid + 3, D.Grid);
@@ -54,6 +62,8 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("grid-x-div=" + std::to_string(GridXDiv));
   if (BlockXDiv != 1)
     Parts.push_back("block-x-div=" + std::to_string(BlockXDiv));
+  if (MinThreads)
+    Parts.push_back("min-threads=" + std::to_string(MinThreads));
   return join(Parts, ",");
 }
 
@@ -69,12 +79,16 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     BlockXDiv = Value;
     return Error::success();
   }
+  if (Name == "min-threads") {
+    MinThreads = Value;
+    return Error::success();
+  }
   bool Ident = !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
                all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
   if (!Ident)
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
-                          "grid-x-div or block-x-div");
+                          "grid-x-div, block-x-div or min-threads");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -139,6 +153,8 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
         "shared_bytes), never a buffer or a scalar argument");
   }
   L.Cand = C->dims();
+  if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads))
+    return Error::success(); // below the size the divisions start at
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
   L.Cand.Block[0] =
       uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));

@@ -8,6 +8,8 @@
 //                                   its values: docs/spec.md, `tunable`)
 //   launch:kernel=k,grid-x-div=8    the grid's x extent divided, rounded up
 //   launch:kernel=k,block-x-div=2   the block's x extent divided, rounded up
+//   min-threads=N                   the divisions only where the launch has
+//                                   at least N threads (size-dependent)
 //   block=512                       the new threads per block, for the edits
 //
 // Its contract goes to the harness (the candidate runs with its own launch,
@@ -59,6 +61,8 @@ struct LaunchChange {
   std::vector<std::string> Vars; ///< "B=512"
   int64_t GridDiv = 1, BlockDiv = 1;
   int64_t Block = 0; ///< 0: not given
+  /// The divisions only where the launch has this many threads (0: always).
+  int64_t MinThreads = 0;
   bool empty() const {
     return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block;
   }
@@ -71,6 +75,9 @@ struct LaunchChange {
                       " (rounded up)");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
+    if (MinThreads && (GridDiv > 1 || BlockDiv > 1))
+      Parts.push_back("divided only where the launch has at least " +
+                      std::to_string(MinThreads) + " threads");
     return join(Parts, ", ");
   }
 };
@@ -124,6 +131,9 @@ public:
             Int("block-x-div", "1", 1, 1024,
                 "divide the block's x extent (rounded up); needs "
                 "vectorize-loads:any-grid=1"),
+            Int("min-threads", "0", 0, int64_t(1) << 40,
+                "divide only where the launch has at least this many threads "
+                "(grid x block); smaller launches stay as they are"),
             Int("block", "0", 0, 1024,
                 "threads per block of the new launch, written into "
                 "__launch_bounds__ and <<<...>>> (0: unchanged)")};
@@ -137,13 +147,15 @@ protected:
     LaunchChange C;
     for (const auto &KV : P.Values) {
       StringRef Key = KV.getKey();
-      if (Key != "grid-x-div" && Key != "block-x-div" && Key != "block")
+      if (Key != "grid-x-div" && Key != "block-x-div" && Key != "block" &&
+          Key != "min-threads")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
     for (auto [Key, Out] :
          {std::pair<StringRef, int64_t *>{"grid-x-div", &C.GridDiv},
           {"block-x-div", &C.BlockDiv},
+          {"min-threads", &C.MinThreads},
           {"block", &C.Block}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
       if (!V)
@@ -210,6 +222,15 @@ protected:
             return;
           const Expr *A = writtenArg(Config->getArg(I));
           std::string Why = getMacroReason(RC, A->getSourceRange());
+          if (Div > 1 && C.MinThreads) {
+            Warnings.push_back("the launch at " + At + " divides its " +
+                               What.str() + " only from " +
+                               std::to_string(C.MinThreads) +
+                               " threads on: change it by hand, as the "
+                               "launch contract in the plan and the report "
+                               "says");
+            return;
+          }
           if (!A->getType()->isIntegerType() || !Why.empty()) {
             Warnings.push_back("the launch at " + At + " passes its " +
                                What.str() + " as " +

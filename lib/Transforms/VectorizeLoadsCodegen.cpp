@@ -196,8 +196,8 @@ static bool mentionsName(StringRef Text, StringRef Name) {
   return false;
 }
 
-static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan) {
-  std::vector<std::string> Conds;
+static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan,
+                       std::vector<std::string> Conds = {}) {
   for (const VecGroup &G : Plan.Groups) {
     std::string Addr = G.Ptr;
     if (!G.Base.empty())
@@ -324,7 +324,11 @@ static std::string generateAnyGrid(const VecLoopPlan &Plan) {
   std::string End = paren(Plan.End);
   OS << "// " << AnyGridMarker << "\n";
   OS << "const " << T << " " << Stride << " = " << Plan.Step << ";\n";
-  writeGuard(OS, Plan);
+  // Packs only when the launch asks for them (fewer threads than elements):
+  // under a launch with a thread per element the original runs as it was,
+  // so a grid shrunk only from some size on (launch:min-threads) leaves the
+  // small launches as fast as before.
+  writeGuard(OS, Plan, {Stride + " < " + End});
   if (!Plan.OtherExits.empty())
     OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
   writeWidthAndUnions(OS, Plan);

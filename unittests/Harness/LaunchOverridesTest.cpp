@@ -102,6 +102,35 @@ TEST(LaunchOverridesTest, ResolvesTheCandidatesOwnLaunch) {
   EXPECT_EQ(L->Cand.Block[0], 64u);
 }
 
+TEST(LaunchOverridesTest, DividesOnlyFromMinThreadsOn) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  const Shape &S = K.Shapes[0]; // 43 x 4 blocks of 256: 44032 threads
+  Expected<LaunchOverrides> O =
+      LaunchOverrides::parse("grid-x-div=8,min-threads=44032");
+  ASSERT_TRUE(bool(O)) << messages(O.takeError());
+  EXPECT_EQ(O->MinThreads, 44032);
+  EXPECT_EQ(O->str(), "grid-x-div=8,min-threads=44032");
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  ASSERT_TRUE(bool(L));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 6u); // at the bound: divided
+
+  O = LaunchOverrides::parse("grid-x-div=8,min-threads=44033");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_TRUE(L->Cand == L->dims()); // below it: the original's launch
+
+  // The bound counts the launch with the variables set: B=512 halves the
+  // grid, not the threads.
+  O = LaunchOverrides::parse("B=512,block-x-div=2,min-threads=44032");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 22u);
+  EXPECT_EQ(L->Cand.Block[0], 256u);
+}
+
 TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {
   Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
   ASSERT_TRUE(bool(F)) << messages(F.takeError());

@@ -94,6 +94,10 @@ struct AgentContext {
   /// divisor proposed together with vectorize-loads' any-grid form (0 or 1:
   /// none).
   unsigned PackWidth = 0;
+  /// Per spec shape (Shape::str(), as the harness names timed shapes), the
+  /// threads of its launch in all: where a size-dependent launch
+  /// (`launch:min-threads=N`) would start.
+  std::vector<std::pair<std::string, uint64_t>> ShapeThreads;
   const std::vector<Evaluation> *History = nullptr;
   const Evaluation *Best = nullptr; ///< the best verified so far, or null
   unsigned Round = 0;

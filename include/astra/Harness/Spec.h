@@ -268,6 +268,8 @@ struct LaunchDims {
   bool operator==(const LaunchDims &O) const;
   /// `grid (8, 4, 1) block (256, 1, 1) shared 0`.
   std::string str() const;
+  /// Threads in all: grid x block over the three dimensions.
+  uint64_t threads() const;
 };
 
 struct ResolvedLaunch {
@@ -314,21 +316,29 @@ llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 struct LaunchOverrides {
   std::vector<std::pair<std::string, int64_t>> Vars;
   int64_t GridXDiv = 1, BlockXDiv = 1;
+  /// The divisions apply only where the launch (vars set) has at least this
+  /// many threads in all (`min-threads=N`; 0: everywhere): a size-dependent
+  /// launch, as host launchers choose one by problem size.
+  int64_t MinThreads = 0;
 
-  bool empty() const { return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1; }
+  bool empty() const {
+    return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 && MinThreads == 0;
+  }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
-  /// `block-x-div`. Values must be positive.
+  /// `block-x-div` / `min-threads`. Values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
-    return Vars == O.Vars && GridXDiv == O.GridXDiv && BlockXDiv == O.BlockXDiv;
+    return Vars == O.Vars && GridXDiv == O.GridXDiv &&
+           BlockXDiv == O.BlockXDiv && MinThreads == O.MinThreads;
   }
 };
 
 /// Resolves \p K on \p S once more with \p O's variables set (each must be
-/// tunable), divides the grid's and block's x extents, and stores the result
+/// tunable), divides the grid's and block's x extents (where the launch has
+/// at least \p O.MinThreads threads), and stores the result
 /// in \p L.Cand (\p L is resolve(K, S)). Errors: a variable that is not
 /// tunable, a launch beyond the limits, and buffers or scalar arguments that
 /// differ from \p L's (a tunable variable may size only the launch).

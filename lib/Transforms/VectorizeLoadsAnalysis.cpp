@@ -334,6 +334,24 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
           return W;
   if (Why.empty())
     Why = buildGroups(Facts, Where);
+  if (Why.empty()) {
+    // The plain form packs only the accesses indexed by the loop variable
+    // itself; loads through index arithmetic (`idx / d`, `idx % d` of a
+    // flattened token x feature loop) stay one per lane. The widened form
+    // packs those too: take it when it packs more accesses.
+    VecLoopPlan Header = Plan;
+    Header.Groups.clear();
+    Header.UnitStrides.clear();
+    Header.DependentElem.clear();
+    SourceLocation WideWhere = Loop->getBeginLoc();
+    if (widenRegion(Ctx, K, IV, PartitionDeps, {Loop->getBody()}, Header,
+                    WideWhere)
+            .empty() &&
+        Header.Groups.size() > Plan.Groups.size()) {
+      Plan = std::move(Header);
+      return extractLoopText(Where);
+    }
+  }
   if (!Why.empty()) {
     // The plain form refused the body: try the widened one (inner loops,
     // index arithmetic, atomics).

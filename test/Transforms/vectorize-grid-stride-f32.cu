@@ -14,7 +14,7 @@ __global__ void axpy(float *y, const float *x, float a, int n) {
     y[i] = a * x[i] + y[i];
 }
 
-// CHECK:      if (reinterpret_cast<size_t>(y) % 16 == 0 &&
+// CHECK:      if ((blockDim.x * gridDim.x) < n && reinterpret_cast<size_t>(y) % 16 == 0 &&
 // CHECK-NEXT:     reinterpret_cast<size_t>(x) % 16 == 0) {
 // CHECK-NEXT:   // astra-opt vectorize-loads: 16-byte accesses, 4 consecutive elements per
 // CHECK:        constexpr int VecW = 4;
@@ -52,7 +52,7 @@ __global__ void axpy(float *y, const float *x, float a, int n) {
 // PTX: ld.global.v4.{{[bf]}}32
 // PTX: st.global.v4.{{[bf]}}32
 
-// W8:      if (reinterpret_cast<size_t>(y) % 8 == 0 &&
+// W8:      if ((blockDim.x * gridDim.x) < n && reinterpret_cast<size_t>(y) % 8 == 0 &&
 // W8-NEXT:     reinterpret_cast<size_t>(x) % 8 == 0) {
 // W8:        constexpr int VecW = 2;
 // W8-NEXT:   union VecF32 {

@@ -78,7 +78,7 @@ __global__ void pairs_overlap(float *x, int half, int n) {
 // LIST: vectorize-loads pairs_overlap pairs_overlap:L0: does not apply: {{.*}}; pairs: 'x' is accessed at 'x[i]' and 'x[i % half]', whose distance is not loop-invariant, so their packs may overlap
 
 // F32:      __global__ void butterfly_f32(float *x, int h) {
-// F32-NEXT:   if (reinterpret_cast<size_t>(x) % 16 == 0 &&
+// F32-NEXT:   if ((blockDim.x * gridDim.x) < h && reinterpret_cast<size_t>(x) % 16 == 0 &&
 // F32-NEXT:       reinterpret_cast<size_t>(x + (h)) % 16 == 0) {
 // F32:          for (int vecIdx = blockIdx.x * blockDim.x + threadIdx.x; vecIdx < h / VecW;
 // F32-NEXT:          vecIdx += blockDim.x * gridDim.x) {

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
+#include "LaunchConst.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
@@ -74,23 +75,6 @@ struct LaunchChange {
     return join(Parts, ", ");
   }
 };
-
-/// A launch argument as written: an integer passes through an implicit
-/// conversion to dim3 (a constructor call with defaulted y and z).
-const Expr *writtenArg(const Expr *E) {
-  while (true) {
-    E = E->IgnoreImplicit();
-    const auto *C = dyn_cast<CXXConstructExpr>(E);
-    if (!C || isa<CXXTemporaryObjectExpr>(C) || C->getNumArgs() < 1 ||
-        C->getParenOrBraceRange().isValid())
-      return E;
-    E = C->getArg(0);
-  }
-}
-
-std::string lineCol(const DiagLoc &L) {
-  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
-}
 
 std::string ceilDiv(StringRef Text, int64_t D) {
   return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
@@ -166,11 +150,6 @@ protected:
         Site.Detail = "launch of " + Name + ": " + Why.str();
         Sites.push_back({Site, nullptr});
       };
-      if (C.empty()) {
-        Refuse("nothing to change: give a tunable variable of the spec "
-               "(B=512), grid-x-div, block-x-div or block");
-        continue;
-      }
       if ((C.GridDiv > 1 || C.BlockDiv > 1) &&
           !RC.getText(K->getSourceRange()).contains(AnyGridMarker)) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
@@ -178,38 +157,79 @@ protected:
                "vectorize-loads:any-grid=1 first (one element per thread)");
         continue;
       }
-      // The edits: __launch_bounds__, then every <<<...>>> of the kernel.
-      std::vector<std::pair<SourceRange, std::string>> Edits;
-      std::vector<std::string> Where, Warnings;
-      if (const auto *LB = K->getAttr<CUDALaunchBoundsAttr>()) {
-        const Expr *Max = LB->getMaxThreads();
-        std::string Why =
-            Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
-        if (C.Block && Why.empty()) {
-          Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
-          Where.push_back("__launch_bounds__ at " +
-                          lineCol(RC.getDiagLoc(Max->getBeginLoc())));
-        } else if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
-          Refuse("the kernel declares __launch_bounds__: give block=<threads "
-                 "per block> of the new launch so that it is rewritten too");
-          continue;
-        } else if (C.Block) {
-          Refuse("its __launch_bounds__ cannot be edited: " + Why);
-          continue;
-        }
-      }
+      std::vector<const CUDAKernelCallExpr *> Mine;
       for (const CUDAKernelCallExpr *Call : Launches.Calls) {
         const FunctionDecl *Callee = Call->getDirectCallee();
         const CallExpr *Config = Call->getConfig();
-        if (!Callee || Callee->getNameAsString() != Name || !Config ||
-            Config->getNumArgs() < 2)
+        if (Callee && Callee->getNameAsString() == Name && Config &&
+            Config->getNumArgs() >= 2)
+          Mine.push_back(Call);
+      }
+      const auto *LB = K->getAttr<CUDALaunchBoundsAttr>();
+      BlockSizes Sizes = inspectBlockSizes(RC, K, LB, Mine);
+      bool SetsBlock = C.Block || C.BlockDiv > 1;
+      if (C.empty()) {
+        Refuse("nothing to change: give a tunable variable of the spec "
+               "(B=512), grid-x-div, block-x-div or block" +
+               Sizes.summary());
+        continue;
+      }
+      if (!Sizes.Issue.empty() && (SetsBlock || !C.Vars.empty())) {
+        Refuse(Sizes.Issue);
+        continue;
+      }
+      if (!Sizes.ConstantIssue.empty() && SetsBlock) {
+        Refuse(Sizes.ConstantIssue);
+        continue;
+      }
+      // The edits: __launch_bounds__, then every <<<...>>> of the kernel;
+      // a block size written as a constant changes at the constant.
+      std::vector<std::pair<SourceRange, std::string>> Edits;
+      std::vector<std::string> Where, Warnings;
+      if (LB) {
+        const Expr *Max = LB->getMaxThreads();
+        std::string Why =
+            Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
+        if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
+          Refuse("the kernel declares __launch_bounds__: give block=<threads "
+                 "per block> of the new launch so that it is rewritten too");
           continue;
-        std::string At = lineCol(RC.getDiagLoc(Call->getBeginLoc()));
+        }
+        if (C.Block && !Why.empty()) {
+          Refuse("its __launch_bounds__ cannot be edited: " + Why);
+          continue;
+        }
+        if (C.Block && !Sizes.BoundsConstant) {
+          Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
+          Where.push_back("__launch_bounds__ at " +
+                          getLineCol(RC, Max->getBeginLoc()));
+        }
+      }
+      for (const BlockConstant &BC : Sizes.Constants) {
+        if (!SetsBlock)
+          break;
+        int64_t New =
+            C.Block ? C.Block : (BC.Value + C.BlockDiv - 1) / C.BlockDiv;
+        Edits.push_back({BC.Init, std::to_string(New)});
+        Where.push_back("the constant " + BC.Var->getNameAsString() + " at " +
+                        getLineCol(RC, BC.Var->getLocation()) + " (" +
+                        std::to_string(BC.Value) + " -> " +
+                        std::to_string(New) + ")");
+      }
+      for (const CUDAKernelCallExpr *Call : Mine) {
+        const CallExpr *Config = Call->getConfig();
+        std::string At = getLineCol(RC, Call->getBeginLoc());
         auto Arg = [&](unsigned I, int64_t Div, int64_t Set, StringRef What) {
           if (Div <= 1 && !Set)
             return;
-          const Expr *A = writtenArg(Config->getArg(I));
+          const Expr *A = getWrittenLaunchArg(Config->getArg(I));
+          BlockSizeExpr Kind = classifyBlockSize(A);
+          if (I == 1 && Kind.K == BlockSizeExpr::Constant)
+            return; // the constant's edit above
           std::string Why = getMacroReason(RC, A->getSourceRange());
+          if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain)
+            Why = "`" + RC.getText(A->getSourceRange()).str() + "` (from " +
+                  Kind.Decl->getNameAsString() + ")";
           if (!A->getType()->isIntegerType() || !Why.empty()) {
             Warnings.push_back("the launch at " + At + " passes its " +
                                What.str() + " as " +

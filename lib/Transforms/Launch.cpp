@@ -195,11 +195,12 @@ protected:
                  "per block> of the new launch so that it is rewritten too");
           continue;
         }
-        if (C.Block && !Why.empty()) {
+        bool Carried = Sizes.Carried.count(Max);
+        if (C.Block && !Carried && !Why.empty()) {
           Refuse("its __launch_bounds__ cannot be edited: " + Why);
           continue;
         }
-        if (C.Block && !Sizes.BoundsConstant) {
+        if (C.Block && !Carried) {
           Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
           Where.push_back("__launch_bounds__ at " +
                           getLineCol(RC, Max->getBeginLoc()));
@@ -211,10 +212,10 @@ protected:
         int64_t New =
             C.Block ? C.Block : (BC.Value + C.BlockDiv - 1) / C.BlockDiv;
         Edits.push_back({BC.Init, std::to_string(New)});
-        Where.push_back("the constant " + BC.Var->getNameAsString() + " at " +
-                        getLineCol(RC, BC.Var->getLocation()) + " (" +
-                        std::to_string(BC.Value) + " -> " +
-                        std::to_string(New) + ")");
+        Where.push_back(
+            std::string(BC.IsMacro ? "the macro " : "the constant ") + BC.Name +
+            " at " + getLineCol(RC, BC.Decl) + " (" + std::to_string(BC.Value) +
+            " -> " + std::to_string(New) + ")");
       }
       for (const CUDAKernelCallExpr *Call : Mine) {
         const CallExpr *Config = Call->getConfig();
@@ -223,9 +224,9 @@ protected:
           if (Div <= 1 && !Set)
             return;
           const Expr *A = getWrittenLaunchArg(Config->getArg(I));
-          BlockSizeExpr Kind = classifyBlockSize(A);
-          if (I == 1 && Kind.K == BlockSizeExpr::Constant)
+          if (I == 1 && Sizes.Carried.count(A))
             return; // the constant's edit above
+          BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
           if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain)
             Why = "`" + RC.getText(A->getSourceRange()).str() + "` (from " +

@@ -14,6 +14,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -188,9 +189,127 @@ checkBlockConstant(const RewriteContext &RC, const VarDecl *Var,
                 "constant of its own, or change the block size by hand");
   }
   BlockConstant C;
-  C.Var = Var;
+  C.Name = Name;
+  C.Decl = Var->getLocation();
   C.Init = Lit->getSourceRange();
   C.Value = Lit->getValue().getSExtValue();
+  return C;
+}
+
+namespace {
+
+/// The object-like macro that \p E is the whole expansion of (an integer
+/// literal), or "".
+StringRef wholeMacro(const RewriteContext &RC, const Expr *E) {
+  const auto *Lit = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+  if (!Lit || !Lit->getLocation().isMacroID())
+    return "";
+  const SourceManager &SM = RC.getSourceManager();
+  const LangOptions &LO = RC.getASTContext().getLangOpts();
+  SourceLocation Loc = Lit->getLocation();
+  // Through the arguments of enclosing macros (`__launch_bounds__(BLOCK)`).
+  while (Loc.isMacroID() && SM.isMacroArgExpansion(Loc))
+    Loc = SM.getImmediateSpellingLoc(Loc);
+  if (!Loc.isMacroID() || !Lexer::isAtStartOfMacroExpansion(Loc, SM, LO) ||
+      !Lexer::isAtEndOfMacroExpansion(Loc, SM, LO))
+    return "";
+  return Lexer::getImmediateMacroName(Loc, SM, LO);
+}
+
+/// Whether the file offset of \p Loc lies in one of \p Ranges.
+bool within(const SourceManager &SM, SourceLocation Loc,
+            ArrayRef<CharSourceRange> Ranges) {
+  unsigned Off = SM.getFileOffset(Loc);
+  return any_of(Ranges, [&](const CharSourceRange &R) {
+    return R.isValid() && SM.getFileOffset(R.getBegin()) <= Off &&
+           Off <= SM.getFileOffset(R.getEnd());
+  });
+}
+
+} // namespace
+
+Expected<BlockConstant>
+checkBlockMacro(const RewriteContext &RC, StringRef Name, const FunctionDecl *K,
+                ArrayRef<const CUDAKernelCallExpr *> Launches) {
+  const SourceManager &SM = RC.getSourceManager();
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "the block size is the macro " + Name + ", " +
+                                 Why);
+  };
+  // Where the name may occur: in the kernel and in its launches' <<<...>>>.
+  std::vector<CharSourceRange> Allowed;
+  for (const FunctionDecl *D : K->redecls())
+    Allowed.push_back(SM.getExpansionRange(D->getSourceRange()));
+  if (const auto *LB = K->getAttr<CUDALaunchBoundsAttr>())
+    Allowed.push_back(SM.getExpansionRange(LB->getRange()));
+  for (const CUDAKernelCallExpr *Call : Launches)
+    for (const Expr *Arg : Call->getConfig()->arguments())
+      Allowed.push_back(SM.getExpansionRange(Arg->getSourceRange()));
+
+  // Raw tokens of the file: the #define lines, and every other occurrence.
+  FileID FID = SM.getMainFileID();
+  StringRef Buf = SM.getBufferData(FID);
+  Lexer L(SM.getLocForStartOfFile(FID), RC.getASTContext().getLangOpts(),
+          Buf.begin(), Buf.begin(), Buf.end());
+  Token T;
+  unsigned Idx = 0, Defs = 0;
+  bool InDirective = false, InDef = false;
+  StringRef Directive;
+  std::vector<Token> Body;
+  SourceLocation DefLoc, Other;
+  while (true) {
+    bool Last = L.LexFromRawLexer(T);
+    if (T.is(tok::eof))
+      break;
+    if (T.isAtStartOfLine()) {
+      InDirective = T.is(tok::hash);
+      InDef = false;
+      Idx = 0;
+    } else {
+      ++Idx;
+    }
+    bool IsName = T.is(tok::raw_identifier) && T.getRawIdentifier() == Name;
+    if (InDirective && Idx == 1 && T.is(tok::raw_identifier))
+      Directive = T.getRawIdentifier();
+    if (InDirective && Idx == 2 && Directive == "define" && IsName) {
+      ++Defs;
+      InDef = true;
+      DefLoc = T.getLocation();
+    } else if (InDef) {
+      Body.push_back(T);
+    } else if (IsName && Other.isInvalid() &&
+               !within(SM, T.getLocation(), Allowed)) {
+      Other = T.getLocation();
+    }
+    if (Last)
+      break;
+  }
+  if (Defs == 0)
+    return Fail("defined outside the input file: change it there");
+  std::string Where = " (" + getLineCol(RC, DefLoc) + ")";
+  if (Defs > 1)
+    return Fail("defined more than once in the file: change it by hand");
+  uint64_t Value = 0;
+  if (Body.size() != 1 || !Body[0].is(tok::numeric_constant) ||
+      StringRef(Body[0].getLiteralData(), Body[0].getLength())
+          .rtrim("uUlL")
+          .getAsInteger(0, Value))
+    return Fail("defined" + Where +
+                " as more than one integer literal: change it by hand");
+  if (Other.isValid())
+    return Fail("defined" + Where + ", which is also used at " +
+                getLineCol(RC, Other) + ", outside kernel " +
+                K->getNameAsString() +
+                " and its launches: a new value would change that use too; "
+                "give the kernel a macro of its own, or change the block "
+                "size by hand");
+  BlockConstant C;
+  C.Name = Name.str();
+  C.Decl = DefLoc;
+  C.Init = SourceRange(Body[0].getLocation(), Body[0].getLocation());
+  C.Value = int64_t(Value);
+  C.IsMacro = true;
   return C;
 }
 
@@ -211,11 +330,10 @@ std::string BlockSizes::summary() const {
     return "; a new block size would be refused: " + Why;
   std::vector<std::string> Names;
   for (const BlockConstant &C : Constants)
-    Names.push_back(C.Var->getNameAsString());
+    Names.push_back((C.IsMacro ? "the macro " : "the constant ") + C.Name);
   if (Names.empty())
     return "";
-  return "; a new block size (block=) goes into the constant " +
-         join(Names, ", ");
+  return "; a new block size (block=) goes into " + join(Names, ", ");
 }
 
 BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
@@ -223,25 +341,42 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
                              ArrayRef<const CUDAKernelCallExpr *> Launches) {
   BlockSizes R;
   std::string Name = K->getNameAsString();
-  const char *NewInstantiation =
-      ": a new block size needs a new instantiation of the template (a "
-      "spec naming it, e.g. '";
+  // An instantiation as a spec would name it: the first launch's callee.
+  std::string Example;
+  for (const CUDAKernelCallExpr *Call : Launches) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Example.empty() && Callee && Callee->getTemplateSpecializationArgs()) {
+      raw_string_ostream OS(Example);
+      Callee->getNameForDiagnostic(OS, RC.getASTContext().getPrintingPolicy(),
+                                   /*Qualified=*/false);
+    }
+  }
   auto Instantiation = [&](const Twine &What) {
-    R.Issue = (What + NewInstantiation + Name + "<256>', would have to name '" +
-               Name +
-               "<512>', and the harness run that in place of the "
-               "original's); the launch rewrite does not make one "
-               "(docs/rewrites.md, launch)")
+    R.Issue = (What +
+               ": a new block size needs a new instantiation of the template "
+               "(a spec naming '" +
+               (Example.empty() ? Name + "<...>" : Example) +
+               "' would have to name the new one, and the harness run it in "
+               "place of the original's); the launch rewrite does not make "
+               "one (docs/rewrites.md, launch)")
                   .str();
   };
-  auto Use = [&](const BlockSizeExpr &B) {
-    if (B.K != BlockSizeExpr::Constant)
+  // A block size that a constant or a macro carries.
+  auto Use = [&](const Expr *E) {
+    BlockSizeExpr B = classifyBlockSize(E);
+    StringRef Macro = wholeMacro(RC, E);
+    if (B.K != BlockSizeExpr::Constant && Macro.empty())
       return;
-    const auto *V = cast<VarDecl>(B.Decl);
+    std::string CName = Macro.empty() ? B.Decl->getNameAsString() : Macro.str();
+    R.Carried.insert(E);
     if (!R.ConstantIssue.empty() ||
-        any_of(R.Constants, [&](const BlockConstant &C) { return C.Var == V; }))
+        any_of(R.Constants,
+               [&](const BlockConstant &C) { return C.Name == CName; }))
       return;
-    Expected<BlockConstant> C = checkBlockConstant(RC, V, K, Launches);
+    Expected<BlockConstant> C =
+        Macro.empty()
+            ? checkBlockConstant(RC, cast<VarDecl>(B.Decl), K, Launches)
+            : checkBlockMacro(RC, Macro, K, Launches);
     if (C)
       R.Constants.push_back(*C);
     else
@@ -259,14 +394,12 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
       R.Issue = "its __launch_bounds__(" + Text + ") at " + At +
                 " is computed from " + B.Decl->getNameAsString() +
                 ": change it by hand";
-    Use(B);
-    R.BoundsConstant =
-        B.K == BlockSizeExpr::Constant && R.ConstantIssue.empty();
+    Use(Max);
   }
   ASTContext &Ctx = RC.getASTContext();
   for (const CUDAKernelCallExpr *Call : Launches) {
     const Expr *Block = getWrittenLaunchArg(Call->getConfig()->getArg(1));
-    Use(classifyBlockSize(Block));
+    Use(Block);
     // A template argument equal to the block size: the instantiation is
     // written for that block (k<256><<<g, 256>>>).
     const FunctionDecl *Callee = Call->getDirectCallee();

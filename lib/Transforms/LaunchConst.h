@@ -12,7 +12,9 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Error.h"
+#include <string>
 #include <vector>
 
 namespace astra {
@@ -36,11 +38,14 @@ struct BlockSizeExpr {
 /// Classifies \p E, a block size as written (implicit conversions dropped).
 BlockSizeExpr classifyBlockSize(const clang::Expr *E);
 
-/// A constant's integer literal initializer and its value.
+/// A constant (a variable or an object-like macro) that carries a block
+/// size: where it is declared, its integer literal and that literal's value.
 struct BlockConstant {
-  const clang::VarDecl *Var = nullptr;
+  std::string Name;
+  clang::SourceLocation Decl;
   clang::SourceRange Init;
   int64_t Value = 0;
+  bool IsMacro = false;
 };
 
 /// Checks that \p Var may carry a new block size of kernel \p K: it is
@@ -53,13 +58,23 @@ checkBlockConstant(const RewriteContext &RC, const clang::VarDecl *Var,
                    const clang::FunctionDecl *K,
                    llvm::ArrayRef<const clang::CUDAKernelCallExpr *> Launches);
 
+/// The same for the object-like macro \p Name (`#define BLOCK 256`): defined
+/// once, in the input file, as one integer literal; every other occurrence
+/// of the name in the file lies in K or in the configuration of one of
+/// \p Launches.
+llvm::Expected<BlockConstant>
+checkBlockMacro(const RewriteContext &RC, llvm::StringRef Name,
+                const clang::FunctionDecl *K,
+                llvm::ArrayRef<const clang::CUDAKernelCallExpr *> Launches);
+
 /// What encodes kernel \p K's block size besides integer literals, from its
 /// `__launch_bounds__` \p LB (may be null) and its launches \p Launches.
 struct BlockSizes {
   /// The constants that carry a new block size (checkBlockConstant).
   std::vector<BlockConstant> Constants;
-  /// `__launch_bounds__` reads one of Constants.
-  bool BoundsConstant = false;
+  /// The block sizes (the thread count of `__launch_bounds__`, the block of
+  /// a launch) that read one of Constants: not edited in place.
+  llvm::SmallPtrSet<const clang::Expr *, 4> Carried;
   /// Why a new block size cannot be written: the block size is a template
   /// parameter or argument, or `__launch_bounds__` computes it.
   std::string Issue;

@@ -1,7 +1,8 @@
 // The launch rewrite on block sizes written as constants: the constant's
 // initializer carries the new block size (the launch, __launch_bounds__, the
 // shared arrays and strides of the body follow), in source and in PTX (the
-// entry's .maxntid and its shared array); a local constant of the launcher;
+// entry's .maxntid and its shared array); a macro; a local constant of the
+// launcher;
 // block-x-div on a constant; --list-rewrites says where a new block goes.
 // Refusals (constants used elsewhere, template kernels) are in
 // launch-const-refuse.cu.
@@ -16,9 +17,14 @@
 // RUN: %astra-opt --apply=launch:kernel=scale,B=64,block=64 %s | FileCheck %s --check-prefix=STATIC
 // RUN: %astra-opt --apply=launch:kernel=shift,block=1024 %s | FileCheck %s --check-prefix=LOCAL
 // RUN: %astra-opt --apply=vectorize-loads:kernel=scale,any-grid=1 --apply=launch:kernel=scale,block-x-div=2 %s | FileCheck %s --check-prefix=DIV
+// RUN: %astra-opt --apply=launch:kernel=mtile,block=128 %s | FileCheck %s --check-prefix=MACRO
+// RUN: %astra-opt --apply=launch:kernel=mtile,block=128 --emit-ptx %s -o %t.macro.ptx
+// RUN: FileCheck %s --check-prefix=MACRO-PTX < %t.macro.ptx
 // RUN: %astra-opt --list-rewrites %s | FileCheck %s --check-prefix=LIST
 
 #include <cuda_runtime.h>
+
+#define MTILE 64
 
 constexpr int kBlock = 256;
 static const int kThreads = 128;
@@ -53,6 +59,25 @@ __global__ void shift(float *out, const float *in, int n) {
     out[i] = in[i] + 1.0f;
 }
 
+// The same with a macro: the #define carries the block size.
+__global__ void __launch_bounds__(MTILE) mtile(float *out, const float *in,
+                                               int n) {
+  __shared__ float s[MTILE];
+  int i = blockIdx.x * MTILE + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.0f;
+    for (int j = 0; j < MTILE; ++j)
+      t += s[j];
+    out[blockIdx.x] = t;
+  }
+}
+
+void launch_mtile(float *out, const float *in, int n) {
+  mtile<<<(n + MTILE - 1) / MTILE, MTILE>>>(out, in, n);
+}
+
 void launch_tile_sum(float *out, const float *in, int n, cudaStream_t s) {
   tile_sum<<<(n + kBlock - 1) / kBlock, kBlock, 0, s>>>(out, in, n);
 }
@@ -75,10 +100,10 @@ void launch_shift(float *out, const float *in, int n) {
 // NOWARN-NOT: warning
 
 // PTX-ORIG:      .entry {{.*}}tile_sum
-// PTX-ORIG:      .maxntid 256{{$|,}}
+// PTX-ORIG:      .maxntid 256{{ |,|$}}
 // PTX-ORIG:      .shared .align 4 .b8 {{.*}}[1024];
 // PTX:      .entry {{.*}}tile_sum
-// PTX:      .maxntid 512{{$|,}}
+// PTX:      .maxntid 512{{ |,|$}}
 // PTX:      .shared .align 4 .b8 {{.*}}[2048];
 
 // STATIC:      constexpr int kBlock = 256;
@@ -91,6 +116,14 @@ void launch_shift(float *out, const float *in, int n) {
 // DIV:      static const int kThreads = 64;
 // DIV:      scale<<<(n + kThreads - 1) / kThreads, kThreads>>>(out, in, a, n);
 
+// MACRO:      #define MTILE 128
+// MACRO:      __global__ void __launch_bounds__(MTILE) mtile(
+// MACRO:      mtile<<<(n + MTILE - 1) / MTILE, MTILE>>>(out, in, n);
+// MACRO-PTX:  .entry {{.*}}mtile
+// MACRO-PTX:  .maxntid 128{{ |,|$}}
+// MACRO-PTX:  .shared .align 4 .b8 {{.*}}[512];
+
 // LIST: launch tile_sum: does not apply: launch of tile_sum: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div or block; a new block size (block=) goes into the constant kBlock
 // LIST: launch scale: does not apply: launch of scale: nothing to change: {{.*}}; a new block size (block=) goes into the constant kThreads
 // LIST: launch shift: does not apply: launch of shift: nothing to change: {{.*}}; a new block size (block=) goes into the constant threads
+// LIST: launch mtile: does not apply: launch of mtile: nothing to change: {{.*}}; a new block size (block=) goes into the macro MTILE

@@ -17,6 +17,9 @@
 // `__launch_bounds__(N)` (to `block`), and every `<<<grid, block, ...>>>` of
 // the kernel in the same file whose grid or block is an integer (divided,
 // or set to `block`); a dim3 argument is left as it is, with a warning.
+// A block size written as a constant or a macro changes at its initializer
+// or definition, when only this kernel and its launches read it; a template
+// parameter or argument is refused (LaunchConst.cpp says why).
 //
 // Dividing the grid or the block is correct only for a kernel whose threads
 // cover every element whatever the grid: the kernel must hold

@@ -6,7 +6,13 @@
 // that every one of them follows; that is safe only when nothing else reads
 // the constant: another kernel, a device function, host logic (a buffer
 // size, a grid computed outside the launch) would change with it. Those uses
-// make the rewrite refuse, naming the first one.
+// make the rewrite refuse, naming the first one. A macro (`#define BLOCK
+// 256`) is treated alike, its uses found on the file's raw tokens.
+//
+// A block size that is a template parameter or argument of the kernel is
+// refused: a new block is a new instantiation, and the spec names one
+// instantiation, by which the harness finds both parties' entries
+// (docs/rewrites.md, launch, says what is missing).
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchConst.h"

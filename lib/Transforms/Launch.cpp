@@ -232,8 +232,9 @@ protected:
           BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
           if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain)
-            Why = "`" + RC.getText(A->getSourceRange()).str() + "` (from " +
-                  Kind.Decl->getNameAsString() + ")";
+            Why = "`" + RC.getText(A->getSourceRange()).str() + "`" +
+                  (Kind.Decl ? " (from " + Kind.Decl->getNameAsString() + ")"
+                             : std::string());
           if (!A->getType()->isIntegerType() || !Why.empty()) {
             Warnings.push_back("the launch at " + At + " passes its " +
                                What.str() + " as " +

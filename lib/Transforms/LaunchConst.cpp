@@ -148,6 +148,12 @@ BlockSizeExpr classifyBlockSize(const Expr *E) {
     }
     return R;
   }
+  if (Bare->isValueDependent()) {
+    // `Cfg::kBlock`, `BLOCK * 2`: known only per instantiation.
+    R.K = BlockSizeExpr::TemplateParam;
+    R.Decl = firstNamed(Bare);
+    return R;
+  }
   if (const ValueDecl *D = firstNamed(Bare)) {
     R.K = BlockSizeExpr::Computed;
     R.Decl = D;
@@ -393,9 +399,12 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
     std::string Text = RC.getText(Max->getSourceRange()).str();
     std::string At = getLineCol(RC, Max->getBeginLoc());
     if (B.K == BlockSizeExpr::TemplateParam)
-      Instantiation("the block size is the template parameter " +
-                    B.Decl->getNameAsString() + " of " + Name +
-                    " (__launch_bounds__(" + Text + ") at " + At + ")");
+      Instantiation(
+          "the block size " +
+          (B.Decl && isa<NonTypeTemplateParmDecl>(B.Decl)
+               ? "is the template parameter " + B.Decl->getNameAsString()
+               : std::string("depends on the template parameters")) +
+          " of " + Name + " (__launch_bounds__(" + Text + ") at " + At + ")");
     else if (B.K == BlockSizeExpr::Computed)
       R.Issue = "its __launch_bounds__(" + Text + ") at " + At +
                 " is computed from " + B.Decl->getNameAsString() +

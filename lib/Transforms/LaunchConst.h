@@ -27,11 +27,13 @@ struct BlockSizeExpr {
     Constant,      ///< a constant (`constexpr int kBlock = 256;`, `static
                    ///< const`, a local `const`) with an integer literal
                    ///< initializer: the initializer carries the change
-    TemplateParam, ///< a template parameter (`__launch_bounds__(BLOCK)`)
+    TemplateParam, ///< a template parameter (`__launch_bounds__(BLOCK)`) or
+                   ///< an expression that depends on one (`Cfg::kBlock`)
     Computed,      ///< an expression over constants or template parameters
   } K = Plain;
-  /// Constant: the variable; TemplateParam: the parameter; Computed: the
-  /// first constant or parameter it reads.
+  /// Constant: the variable; TemplateParam: the parameter (may be null for
+  /// a dependent expression); Computed: the first constant or parameter it
+  /// reads.
   const clang::ValueDecl *Decl = nullptr;
 };
 

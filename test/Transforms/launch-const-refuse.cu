@@ -13,6 +13,7 @@
 // RUN: not %astra-opt --apply=launch:kernel=tsum,B=512,block=512 %s 2>&1 | FileCheck %s --check-prefix=TPARAM
 // RUN: not %astra-opt --apply=launch:kernel=tsum,B=512 %s 2>&1 | FileCheck %s --check-prefix=TPARAM
 // RUN: not %astra-opt --apply=launch:kernel=tfill,block=512 %s 2>&1 | FileCheck %s --check-prefix=TARG
+// RUN: not %astra-opt --apply=launch:kernel=cfgk,block=512 %s 2>&1 | FileCheck %s --check-prefix=TDEP
 // RUN: not %astra-opt --apply=launch:kernel=tconst,block=512 %s 2>&1 | FileCheck %s --check-prefix=TCONST
 // RUN: not %astra-opt --apply=launch:kernel=macro,block=512 %s 2>&1 | FileCheck %s --check-prefix=MACRO
 // RUN: %astra-opt --apply=launch:kernel=twice,block=512 %s 2>&1 | FileCheck %s --check-prefix=WARN
@@ -79,6 +80,20 @@ template <int BLOCK> __global__ void tfill(float *out, int n) {
     out[i] = 5.0f;
 }
 
+struct Cfg128 {
+  static constexpr int kBlock = 128;
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kBlock) cfgk(float *out, int n) {
+  __shared__ float s[Cfg::kBlock];
+  s[threadIdx.x] = 9.0f;
+  __syncthreads();
+  int i = blockIdx.x * Cfg::kBlock + threadIdx.x;
+  if (i < n)
+    out[i] = s[Cfg::kBlock - 1 - threadIdx.x];
+}
+
 template <int BLOCK> __global__ void tconst(float *out, int n) {
   int i = blockIdx.x * BLOCK + threadIdx.x;
   if (i < n)
@@ -98,6 +113,7 @@ void launch_all(float *out, const float *in, int n) {
   warps<<<(n + 127) / 128, 128>>>(out, n);
   tsum<256><<<1, 256>>>(out, in, n);
   tfill<128><<<(n + 127) / 128, 128>>>(out, n);
+  cfgk<Cfg128><<<(n + 127) / 128, Cfg128::kBlock>>>(out, n);
   tconst<kTBlock><<<(n + kTBlock - 1) / kTBlock, kTBlock>>>(out, n);
   macro<<<(n + 127) / 128, MACRO_BLOCK>>>(out, n);
   cudaMemset(out, 0, MACRO_BLOCK * sizeof(float));
@@ -118,6 +134,8 @@ void launch_all(float *out, const float *in, int n) {
 // TPARAM: note: launch of tsum: the block size is the template parameter BLOCK of tsum (__launch_bounds__(BLOCK) at {{[0-9:]+}}): a new block size needs a new instantiation of the template (a spec naming 'tsum<256>' would have to name the new one, and the harness run it in place of the original's); the launch rewrite does not make one (docs/rewrites.md, launch)
 
 // TARG: note: launch of tfill: the launch at {{[0-9:]+}} (tfill<128>) passes its block size as a template argument too: a new block size needs a new instantiation of the template (a spec naming 'tfill<128>' would have to name the new one, and the harness run it in place of the original's)
+
+// TDEP: note: launch of cfgk: the block size depends on the template parameters of cfgk (__launch_bounds__(Cfg::kBlock) at {{[0-9:]+}}): a new block size needs a new instantiation of the template (a spec naming 'cfgk<Cfg128>' would have to name the new one
 
 // TCONST: note: launch of tconst: the launch at {{[0-9:]+}} (tconst<kTBlock>) passes its block size as a template argument too: a new block size needs a new instantiation of the template (a spec naming 'tconst<64>' would have to name the new one
 

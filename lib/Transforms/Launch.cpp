@@ -220,6 +220,8 @@ protected:
             " at " + getLineCol(RC, BC.Decl) + " (" + std::to_string(BC.Value) +
             " -> " + std::to_string(New) + ")");
       }
+      if (C.Block || C.BlockDiv > 1)
+        Warnings.insert(Warnings.end(), Sizes.Kept.begin(), Sizes.Kept.end());
       for (const CUDAKernelCallExpr *Call : Mine) {
         const CallExpr *Config = Call->getConfig();
         std::string At = getLineCol(RC, Call->getBeginLoc());
@@ -231,7 +233,8 @@ protected:
             return; // the constant's edit above
           BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
-          if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain)
+          if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain &&
+              Kind.K != BlockSizeExpr::Constant)
             Why = "`" + RC.getText(A->getSourceRange()).str() + "`" +
                   (Kind.Decl ? " (from " + Kind.Decl->getNameAsString() + ")"
                              : std::string());

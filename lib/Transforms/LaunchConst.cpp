@@ -23,6 +23,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace llvm;
 using namespace clang;
@@ -374,25 +375,43 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
                   .str();
   };
   // A block size that a constant or a macro carries.
+  StringSet<> KeptNames;
   auto Use = [&](const Expr *E) {
     BlockSizeExpr B = classifyBlockSize(E);
     StringRef Macro = wholeMacro(RC, E);
     if (B.K != BlockSizeExpr::Constant && Macro.empty())
       return;
     std::string CName = Macro.empty() ? B.Decl->getNameAsString() : Macro.str();
-    R.Carried.insert(E);
-    if (!R.ConstantIssue.empty() ||
-        any_of(R.Constants,
-               [&](const BlockConstant &C) { return C.Name == CName; }))
+    const auto *Var = dyn_cast_or_null<VarDecl>(B.Decl);
+    if (KeptNames.count(CName))
+      return; // edited in place
+    if (any_of(R.Constants,
+               [&](const BlockConstant &C) { return C.Name == CName; }) ||
+        !R.ConstantIssue.empty()) {
+      R.Carried.insert(E);
       return;
-    Expected<BlockConstant> C =
-        Macro.empty()
-            ? checkBlockConstant(RC, cast<VarDecl>(B.Decl), K, Launches)
-            : checkBlockMacro(RC, Macro, K, Launches);
-    if (C)
+    }
+    Expected<BlockConstant> C = Macro.empty()
+                                    ? checkBlockConstant(RC, Var, K, Launches)
+                                    : checkBlockMacro(RC, Macro, K, Launches);
+    if (C) {
       R.Constants.push_back(*C);
-    else
+      R.Carried.insert(E);
+    } else if (Var && Var->isLocalVarDecl()) {
+      // A local of the launcher: no kernel reads it, so the launch may be
+      // edited in place, as a run-time value is; the host code that reads it
+      // keeps the old value.
+      consumeError(C.takeError());
+      KeptNames.insert(CName);
+      R.Kept.push_back("the block `" + CName + "` at " +
+                       getLineCol(RC, E->getBeginLoc()) +
+                       " is a local constant that the host code reads too: "
+                       "set in the launch only; what the host code computes "
+                       "from it (e.g. the grid) keeps the old value");
+    } else {
       R.ConstantIssue = toString(C.takeError());
+      R.Carried.insert(E);
+    }
   };
   if (const Expr *Max = LB ? LB->getMaxThreads() : nullptr) {
     BlockSizeExpr B = classifyBlockSize(Max);

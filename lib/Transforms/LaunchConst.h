@@ -82,6 +82,9 @@ struct BlockSizes {
   std::string Issue;
   /// Why a constant cannot carry it (the first constant's error).
   std::string ConstantIssue;
+  /// Local constants of a launcher that the host code reads besides the
+  /// launch: the launch is edited in place; one warning each.
+  std::vector<std::string> Kept;
   /// For a site that changes nothing: where a new block size would go, or
   /// why it would be refused ("; ..."; empty when only literals hold it).
   std::string summary() const;

@@ -15,7 +15,8 @@
 // RUN: %astra-opt --emit-ptx %s -o %t.orig.ptx
 // RUN: FileCheck %s --check-prefix=PTX-ORIG < %t.orig.ptx
 // RUN: %astra-opt --apply=launch:kernel=scale,B=64,block=64 %s | FileCheck %s --check-prefix=STATIC
-// RUN: %astra-opt --apply=launch:kernel=shift,block=1024 %s | FileCheck %s --check-prefix=LOCAL
+// RUN: %astra-opt --apply=launch:kernel=shift,block=1024 %s 2> %t.local.err | FileCheck %s --check-prefix=LOCAL
+// RUN: FileCheck %s --check-prefix=LOCAL-WARN < %t.local.err
 // RUN: %astra-opt --apply=vectorize-loads:kernel=scale,any-grid=1 --apply=launch:kernel=scale,block-x-div=2 %s | FileCheck %s --check-prefix=DIV
 // RUN: %astra-opt --apply=launch:kernel=mtile,block=128 %s | FileCheck %s --check-prefix=MACRO
 // RUN: %astra-opt --apply=launch:kernel=mtile,block=128 --emit-ptx %s -o %t.macro.ptx
@@ -91,6 +92,15 @@ void launch_shift(float *out, const float *in, int n) {
   shift<<<(n + 255) / 256, threads>>>(out, in, n);
 }
 
+// A local constant that host code reads besides the launch: the launch is
+// set in place (no kernel can read a local), with a warning.
+void launch_shift_twice(float *out, const float *in, int n) {
+  const int per = 128;
+  int blocks = (n + per - 1) / per;
+  shift<<<blocks, per>>>(out, in, n);
+  shift<<<blocks, per>>>(out, out, n);
+}
+
 // TILE:      constexpr int kBlock = 512;
 // TILE-NEXT: static const int kThreads = 128;
 // TILE:      __global__ void __launch_bounds__(kBlock)
@@ -112,6 +122,12 @@ void launch_shift(float *out, const float *in, int n) {
 
 // LOCAL:      const int threads = 1024;
 // LOCAL-NEXT: shift<<<(n + 255) / 256, threads>>>(out, in, n);
+// LOCAL:      const int per = 128;
+// LOCAL-NEXT: int blocks = (n + per - 1) / per;
+// LOCAL-NEXT: shift<<<blocks, 1024>>>(out, in, n);
+// LOCAL-NEXT: shift<<<blocks, 1024>>>(out, out, n);
+// LOCAL-WARN: warning: the block `per` at {{[0-9]+}}:19 is a local constant that the host code reads too: set in the launch only; what the host code computes from it (e.g. the grid) keeps the old value
+// LOCAL-WARN-NOT: warning
 
 // DIV:      static const int kThreads = 64;
 // DIV:      scale<<<(n + kThreads - 1) / kThreads, kThreads>>>(out, in, a, n);

@@ -53,13 +53,16 @@ const IntegerLiteral *literalInit(const VarDecl *V) {
   return dyn_cast<IntegerLiteral>(Init);
 }
 
-/// The first constant or template parameter that \p S reads.
+/// The first constant (not a local one) or template parameter that \p S
+/// reads.
 const ValueDecl *firstNamed(const Stmt *S) {
   if (!S)
     return nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    // A local constant is the launcher's own: no kernel reads it.
     const ValueDecl *D = Ref->getDecl();
-    if (isa<NonTypeTemplateParmDecl>(D) || asConstant(D))
+    const VarDecl *V = asConstant(D);
+    if (isa<NonTypeTemplateParmDecl>(D) || (V && !V->isLocalVarDecl()))
       return D;
   }
   if (const auto *Sub = dyn_cast<SubstNonTypeTemplateParmExpr>(S))

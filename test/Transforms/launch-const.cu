@@ -93,12 +93,14 @@ void launch_shift(float *out, const float *in, int n) {
 }
 
 // A local constant that host code reads besides the launch: the launch is
-// set in place (no kernel can read a local), with a warning.
+// set in place (no kernel can read a local), with a warning; so is a block
+// computed from it.
 void launch_shift_twice(float *out, const float *in, int n) {
   const int per = 128;
   int blocks = (n + per - 1) / per;
   shift<<<blocks, per>>>(out, in, n);
   shift<<<blocks, per>>>(out, out, n);
+  shift<<<blocks / 2, per * 2>>>(out, out, n);
 }
 
 // TILE:      constexpr int kBlock = 512;
@@ -126,6 +128,7 @@ void launch_shift_twice(float *out, const float *in, int n) {
 // LOCAL-NEXT: int blocks = (n + per - 1) / per;
 // LOCAL-NEXT: shift<<<blocks, 1024>>>(out, in, n);
 // LOCAL-NEXT: shift<<<blocks, 1024>>>(out, out, n);
+// LOCAL-NEXT: shift<<<blocks / 2, 1024>>>(out, out, n);
 // LOCAL-WARN: warning: the block `per` at {{[0-9]+}}:19 is a local constant that the host code reads too: set in the launch only; what the host code computes from it (e.g. the grid) keeps the old value
 // LOCAL-WARN-NOT: warning
 

@@ -91,7 +91,9 @@ public:
     return "the kernel's launch: tunable spec variables (B=512), the grid's "
            "or block's x extent divided (grid-x-div=8, after vectorize-loads' "
            "any-grid form); edits __launch_bounds__ and <<<...>>> in the "
-           "file, and the plan and report carry the new launch";
+           "file (a block size written as a constant or a macro at its "
+           "definition, when only the kernel and its launches read it), and "
+           "the plan and report carry the new launch";
   }
   std::vector<ParamDesc> getParams() const override {
     auto Int = [](StringRef Key, StringRef Default, int64_t Min, int64_t Max,

@@ -19,6 +19,9 @@
 // `__launch_bounds__(N)` (to `block`), and every `<<<grid, block, ...>>>` of
 // the kernel in the same file whose grid or block is an integer (divided,
 // or set to `block`); a dim3 argument is left as it is, with a warning.
+// A block size written as a constant or a macro changes at its initializer
+// or definition, when only this kernel and its launches read it; a template
+// parameter or argument is refused (LaunchConst.cpp says why).
 //
 // Dividing the grid or the block is correct only for a kernel whose threads
 // cover every element whatever the grid: the kernel must hold
@@ -28,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
+#include "LaunchConst.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
@@ -82,23 +86,6 @@ struct LaunchChange {
   }
 };
 
-/// A launch argument as written: an integer passes through an implicit
-/// conversion to dim3 (a constructor call with defaulted y and z).
-const Expr *writtenArg(const Expr *E) {
-  while (true) {
-    E = E->IgnoreImplicit();
-    const auto *C = dyn_cast<CXXConstructExpr>(E);
-    if (!C || isa<CXXTemporaryObjectExpr>(C) || C->getNumArgs() < 1 ||
-        C->getParenOrBraceRange().isValid())
-      return E;
-    E = C->getArg(0);
-  }
-}
-
-std::string lineCol(const DiagLoc &L) {
-  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
-}
-
 std::string ceilDiv(StringRef Text, int64_t D) {
   return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
          std::to_string(D);
@@ -111,7 +98,9 @@ public:
     return "the kernel's launch: tunable spec variables (B=512), the grid's "
            "or block's x extent divided (grid-x-div=8, after vectorize-loads' "
            "any-grid form); edits __launch_bounds__ and <<<...>>> in the "
-           "file, and the plan and report carry the new launch";
+           "file (a block size written as a constant or a macro at its "
+           "definition, when only the kernel and its launches read it), and "
+           "the plan and report carry the new launch";
   }
   std::vector<ParamDesc> getParams() const override {
     auto Int = [](StringRef Key, StringRef Default, int64_t Min, int64_t Max,
@@ -178,11 +167,6 @@ protected:
         Site.Detail = "launch of " + Name + ": " + Why.str();
         Sites.push_back({Site, nullptr});
       };
-      if (C.empty()) {
-        Refuse("nothing to change: give a tunable variable of the spec "
-               "(B=512), grid-x-div, block-x-div or block");
-        continue;
-      }
       if ((C.GridDiv > 1 || C.BlockDiv > 1) &&
           !RC.getText(K->getSourceRange()).contains(AnyGridMarker)) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
@@ -190,37 +174,84 @@ protected:
                "vectorize-loads:any-grid=1 first (one element per thread)");
         continue;
       }
-      // The edits: __launch_bounds__, then every <<<...>>> of the kernel.
-      std::vector<std::pair<SourceRange, std::string>> Edits;
-      std::vector<std::string> Where, Warnings;
-      if (const auto *LB = K->getAttr<CUDALaunchBoundsAttr>()) {
-        const Expr *Max = LB->getMaxThreads();
-        std::string Why =
-            Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
-        if (C.Block && Why.empty()) {
-          Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
-          Where.push_back("__launch_bounds__ at " +
-                          lineCol(RC.getDiagLoc(Max->getBeginLoc())));
-        } else if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
-          Refuse("the kernel declares __launch_bounds__: give block=<threads "
-                 "per block> of the new launch so that it is rewritten too");
-          continue;
-        } else if (C.Block) {
-          Refuse("its __launch_bounds__ cannot be edited: " + Why);
-          continue;
-        }
-      }
+      std::vector<const CUDAKernelCallExpr *> Mine;
       for (const CUDAKernelCallExpr *Call : Launches.Calls) {
         const FunctionDecl *Callee = Call->getDirectCallee();
         const CallExpr *Config = Call->getConfig();
-        if (!Callee || Callee->getNameAsString() != Name || !Config ||
-            Config->getNumArgs() < 2)
+        if (Callee && Callee->getNameAsString() == Name && Config &&
+            Config->getNumArgs() >= 2)
+          Mine.push_back(Call);
+      }
+      const auto *LB = K->getAttr<CUDALaunchBoundsAttr>();
+      BlockSizes Sizes = inspectBlockSizes(RC, K, LB, Mine);
+      bool SetsBlock = C.Block || C.BlockDiv > 1;
+      if (C.empty()) {
+        Refuse("nothing to change: give a tunable variable of the spec "
+               "(B=512), grid-x-div, block-x-div or block" +
+               Sizes.summary());
+        continue;
+      }
+      if (!Sizes.Issue.empty() && (SetsBlock || !C.Vars.empty())) {
+        Refuse(Sizes.Issue);
+        continue;
+      }
+      if (!Sizes.ConstantIssue.empty() && SetsBlock) {
+        Refuse(Sizes.ConstantIssue);
+        continue;
+      }
+      if (C.MinThreads && C.BlockDiv > 1 && !Sizes.Constants.empty()) {
+        Refuse("the block size is the constant " + Sizes.Constants[0].Name +
+               ": it cannot be divided only from min-threads on (one value "
+               "for every launch); drop min-threads or divide the grid");
+        continue;
+      }
+      // The edits: __launch_bounds__, then every <<<...>>> of the kernel;
+      // a block size written as a constant changes at the constant.
+      std::vector<std::pair<SourceRange, std::string>> Edits;
+      std::vector<std::string> Where, Warnings;
+      if (LB) {
+        const Expr *Max = LB->getMaxThreads();
+        std::string Why =
+            Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
+        if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
+          Refuse("the kernel declares __launch_bounds__: give block=<threads "
+                 "per block> of the new launch so that it is rewritten too");
           continue;
-        std::string At = lineCol(RC.getDiagLoc(Call->getBeginLoc()));
+        }
+        bool Carried = Sizes.Carried.count(Max);
+        if (C.Block && !Carried && !Why.empty()) {
+          Refuse("its __launch_bounds__ cannot be edited: " + Why);
+          continue;
+        }
+        if (C.Block && !Carried) {
+          Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
+          Where.push_back("__launch_bounds__ at " +
+                          getLineCol(RC, Max->getBeginLoc()));
+        }
+      }
+      for (const BlockConstant &BC : Sizes.Constants) {
+        if (!SetsBlock)
+          break;
+        int64_t New =
+            C.Block ? C.Block : (BC.Value + C.BlockDiv - 1) / C.BlockDiv;
+        Edits.push_back({BC.Init, std::to_string(New)});
+        Where.push_back(
+            std::string(BC.IsMacro ? "the macro " : "the constant ") + BC.Name +
+            " at " + getLineCol(RC, BC.Decl) + " (" + std::to_string(BC.Value) +
+            " -> " + std::to_string(New) + ")");
+      }
+      if (C.Block || C.BlockDiv > 1)
+        Warnings.insert(Warnings.end(), Sizes.Kept.begin(), Sizes.Kept.end());
+      for (const CUDAKernelCallExpr *Call : Mine) {
+        const CallExpr *Config = Call->getConfig();
+        std::string At = getLineCol(RC, Call->getBeginLoc());
         auto Arg = [&](unsigned I, int64_t Div, int64_t Set, StringRef What) {
           if (Div <= 1 && !Set)
             return;
-          const Expr *A = writtenArg(Config->getArg(I));
+          const Expr *A = getWrittenLaunchArg(Config->getArg(I));
+          if (I == 1 && Sizes.Carried.count(A))
+            return; // the constant's edit above
+          BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
           if (Div > 1 && C.MinThreads) {
             Warnings.push_back("the launch at " + At + " divides its " +
@@ -231,6 +262,11 @@ protected:
                                "says");
             return;
           }
+          if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain &&
+              Kind.K != BlockSizeExpr::Constant)
+            Why = "`" + RC.getText(A->getSourceRange()).str() + "`" +
+                  (Kind.Decl ? " (from " + Kind.Decl->getNameAsString() + ")"
+                             : std::string());
           if (!A->getType()->isIntegerType() || !Why.empty()) {
             Warnings.push_back("the launch at " + At + " passes its " +
                                What.str() + " as " +

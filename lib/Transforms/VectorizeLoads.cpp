@@ -167,8 +167,7 @@ protected:
           Why = "any-grid=1 at a per-block index (threadIdx alone) lets "
                 "the block shrink, and " +
                 Thread->AnyBlockWhy;
-        if (Why.empty() && *AnyGrid && !Thread->PerBlock &&
-            Thread->HasTrailing)
+        if (Why.empty() && *AnyGrid && !Thread->PerBlock && Thread->HasTrailing)
           Why = "any-grid=1 runs the body several times per thread, and "
                 "statements follow the bound check's block";
         Thread->AnyGrid = *AnyGrid;

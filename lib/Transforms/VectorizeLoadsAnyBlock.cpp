@@ -148,9 +148,9 @@ struct SharedScalarWrites : RecursiveASTVisitor<SharedScalarWrites> {
     return true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    if (C->getNumArgs() >= 1 && (C->isAssignmentOp() ||
-                                 C->getOperator() == OO_PlusPlus ||
-                                 C->getOperator() == OO_MinusMinus))
+    if (C->getNumArgs() >= 1 &&
+        (C->isAssignmentOp() || C->getOperator() == OO_PlusPlus ||
+         C->getOperator() == OO_MinusMinus))
       note(C->getArg(0));
     return true;
   }
@@ -174,7 +174,8 @@ std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
     if (A.Collective.isValid()) {
       Where = A.Collective;
       return "a statement outside the per-element ones calls " +
-             A.CollectiveName + ", which a smaller block may leave without "
+             A.CollectiveName +
+             ", which a smaller block may leave without "
              "a full warp";
     }
   }

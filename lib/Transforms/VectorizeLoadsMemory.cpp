@@ -115,7 +115,8 @@ void scanMemory(const VarUses &Writes, ArrayRef<const Stmt *> Stmts,
     Scan.TraverseStmt(const_cast<Stmt *>(S));
 }
 
-std::string findMemoryClash(const VarUses &Writes, ArrayRef<const Stmt *> Region,
+std::string findMemoryClash(const VarUses &Writes,
+                            ArrayRef<const Stmt *> Region,
                             ArrayRef<const Stmt *> Around,
                             SourceLocation &Where) {
   MemoryUses In, Out;

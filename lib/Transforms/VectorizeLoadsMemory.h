@@ -35,8 +35,8 @@ struct MemoryUses {
 };
 
 /// Adds the memory accesses of \p Stmts to \p Out.
-void scanMemory(const VarUses &Writes, llvm::ArrayRef<const clang::Stmt *> Stmts,
-                MemoryUses &Out);
+void scanMemory(const VarUses &Writes,
+                llvm::ArrayRef<const clang::Stmt *> Stmts, MemoryUses &Out);
 
 /// Why the statements \p Around (run by each thread for its original
 /// index) may meet the memory of \p Region (run per pack, by other threads

@@ -354,11 +354,10 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     P.OtherExits = Others;
     if (PerBlock) {
       SourceLocation At;
-      P.AnyBlockWhy =
-          whyNotAnyBlock(K, IV, Idx.ThreadDim, Writes, Around, At);
+      P.AnyBlockWhy = whyNotAnyBlock(K, IV, Idx.ThreadDim, Writes, Around, At);
       if (!P.AnyBlockWhy.empty() && At.isValid())
-        P.AnyBlockWhy += " (line " +
-                         std::to_string(SM.getPresumedLineNumber(At)) + ")";
+        P.AnyBlockWhy +=
+            " (line " + std::to_string(SM.getPresumedLineNumber(At)) + ")";
     }
     StringRef Buf = SM.getBufferData(SM.getFileID(IfBegin));
     EditBegin = SM.getFileOffset(IfBegin);

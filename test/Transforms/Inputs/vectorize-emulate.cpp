@@ -24,7 +24,7 @@ static long VectorMoves = 0; // vector loads and stores done by the rewrite
     T e[N];                                                                    \
     Name &operator=(const Name &O) {                                           \
       ++VectorMoves;                                                           \
-      std::memcpy(e, O.e, sizeof(e));                                          \
+      std::memcpy(e, O.e, sizeof(e));                                         \
       return *this;                                                            \
     }                                                                          \
   };
@@ -58,6 +58,8 @@ static void launch2(unsigned GX, unsigned GY, unsigned BX, unsigned BY, F Fn) {
 template <class F> static void launch(unsigned Grid, unsigned Block, F Fn) {
   launch2(Grid, 1, Block, 1, Fn);
 }
+
+
 
 template <class T> static void hash(const char *What, const T *P, long N) {
   uint64_t H = 1469598103934665603ull;
@@ -102,8 +104,7 @@ static void runWidened() {
             std::printf("f=%d r=%d block=%u off=%d grid=%d:", F, R, Bl, Off,
                         Part);
             {
-              Buf<float> In(2L * R * F, Off, 11, false),
-                  Out(1L * R * F, Off, 0, true);
+              Buf<float> In(2L * R * F, Off, 11, false), Out(1L * R * F, Off, 0, true);
               launch2(Grid(F, Bl), R, Bl, 1, [&] { act(Out.P, In.P, F); });
               hash("act", Out.P, 1L * R * F);
             }
@@ -122,10 +123,9 @@ static void runWidened() {
               Ptr[I + 1] = Ptr[I] + I % 3;
             long Nnz = Ptr[R];
             {
-              Buf<long> Indptr(R + 1, 0, 0, false),
-                  Indices(Nnz + 1, 0, 0, false);
-              Buf<float> Values(Nnz + 1, 0, 13, false),
-                  Dense(7L * F, Off, 14, false), Out(1L * R * F, Off, 0, true);
+              Buf<long> Indptr(R + 1, 0, 0, false), Indices(Nnz + 1, 0, 0, false);
+              Buf<float> Values(Nnz + 1, 0, 13, false), Dense(7L * F, Off, 14, false),
+                  Out(1L * R * F, Off, 0, true);
               for (int I = 0; I <= R; ++I)
                 Indptr.P[I] = Ptr[I];
               for (long E = 0; E < Nnz; ++E)
@@ -136,27 +136,21 @@ static void runWidened() {
               hash("spmm", Out.P, 1L * R * F);
             }
             {
-              Buf<int> Indptr(R + 1, 0, 0, false),
-                  Indices(Nnz + 1, 0, 0, false);
-              Buf<float> X(7L * F, Off, 15, false),
-                  Out(1L * R * F, Off, 0, true);
+              Buf<int> Indptr(R + 1, 0, 0, false), Indices(Nnz + 1, 0, 0, false);
+              Buf<float> X(7L * F, Off, 15, false), Out(1L * R * F, Off, 0, true);
               for (int I = 0; I <= R; ++I)
                 Indptr.P[I] = int(Ptr[I]);
               for (long E = 0; E < Nnz; ++E)
                 Indices.P[E] = int((E * 4 + 3) % 7);
-              launch(R, Bl,
-                     [&] { segmean(Out.P, Indptr.P, Indices.P, X.P, F); });
+              launch(R, Bl, [&] { segmean(Out.P, Indptr.P, Indices.P, X.P, F); });
               hash("segmean", Out.P, 1L * R * F);
               Buf<float> Concat(2L * R * F, Off, 0, true);
-              launch(R, Bl, [&] {
-                sageConcat(Concat.P, Indptr.P, Indices.P, X.P, F);
-              });
+              launch(R, Bl, [&] { sageConcat(Concat.P, Indptr.P, Indices.P, X.P, F); });
               hash("sageConcat", Concat.P, 2L * R * F);
             }
             {
               int E = 2 * R;
-              Buf<float> Src(1L * E * F, Off, 16, false),
-                  Out(3L * F, Off, 17, false);
+              Buf<float> Src(1L * E * F, Off, 16, false), Out(3L * F, Off, 17, false);
               Buf<long> Index(E, 0, 0, false);
               for (int I = 0; I < E; ++I)
                 Index.P[I] = I % 3;
@@ -170,11 +164,9 @@ static void runWidened() {
               hash("twoAt", Out.P, 2L * F + 20);
             }
             {
-              Buf<float> A(1L * R * F, Off, 20, false),
-                  B(1L * R * F, Off, 21, false), Out(1L * R * F, Off, 0, true),
-                  W(R, 0, 22, false), Tag(R, 0, 0, true);
-              launch(R, Bl,
-                     [&] { blockElem(Out.P, Tag.P, A.P, B.P, W.P, F, 1); });
+              Buf<float> A(1L * R * F, Off, 20, false), B(1L * R * F, Off, 21, false),
+                  Out(1L * R * F, Off, 0, true), W(R, 0, 22, false), Tag(R, 0, 0, true);
+              launch(R, Bl, [&] { blockElem(Out.P, Tag.P, A.P, B.P, W.P, F, 1); });
               hash("blockElem", Out.P, 1L * R * F);
               hash("blockElem.tag", Tag.P, R);
             }
@@ -183,8 +175,8 @@ static void runWidened() {
 }
 #ifdef ANY_BLOCK
 // The any-block form (vectorize-host-emulation-any-block.test): blockElem
-// and blockRow, one element per thread of a block, launched with d threads in
-// the original (ANY_BLOCK=0) and with d / Div threads (rounded up) in the
+// and blockRow, one element per thread of a block, launched with d threads in the
+// original (ANY_BLOCK=0) and with d / Div threads (rounded up) in the
 // rewrite (ANY_BLOCK=1), for several divisors, sizes and alignments.
 static void runAnyBlock() {
   const int R = 3;
@@ -194,16 +186,14 @@ static void runAnyBlock() {
         unsigned Block = ANY_BLOCK ? unsigned((F + Div - 1) / Div) : F;
         std::printf("div=%d f=%d off=%d:", Div, F, Off);
         Buf<float> A(1L * R * F, Off, 20, false), B(1L * R * F, Off, 21, false),
-            Out(1L * R * F, Off, 0, true), W(R, 0, 22, false),
-            Tag(R, 0, 0, true);
+            Out(1L * R * F, Off, 0, true), W(R, 0, 22, false), Tag(R, 0, 0, true);
         launch(R, Block, [&] { blockElem(Out.P, Tag.P, A.P, B.P, W.P, F, 1); });
         hash("blockElem", Out.P, 1L * R * F);
         hash("blockElem.tag", Tag.P, R);
         const int Ld = (F + 3) / 4 * 4; // rows aligned when Off is 0
         Buf<float> RowA(1L * R * Ld, Off, 23, false),
             RowOut(1L * R * Ld, Off, 0, true), RowTag(R, 0, 0, true);
-        launch(R, Block,
-               [&] { blockRow(RowOut.P, RowTag.P, RowA.P, W.P, F, Ld); });
+        launch(R, Block, [&] { blockRow(RowOut.P, RowTag.P, RowA.P, W.P, F, Ld); });
         hash("blockRow", RowOut.P, 1L * R * Ld);
         hash("blockRow.tag", RowTag.P, R);
         std::printf("\n");
@@ -226,8 +216,7 @@ int main() {
         for (int Off : {0, 1}) {
           std::printf("n=%d grid=%u block=%u off=%d:", N, G, Bl, Off);
           {
-            Buf<float> In(2L * N * G, Off, 1, false),
-                Out(1L * N * G, Off, 0, true);
+            Buf<float> In(2L * N * G, Off, 1, false), Out(1L * N * G, Off, 0, true);
             launch(G, Bl, [&] { rows(Out.P, In.P, N); });
             hash("rows", Out.P, 1L * N * G);
           }
@@ -238,8 +227,7 @@ int main() {
           }
           for (long Cs : {1L, 2L}) {
             long Rs = N * Cs + Off;
-            Buf<int> In(Rs * G + N * Cs, 0, 4, false),
-                Out(1L * N * G, Off, 0, true);
+            Buf<int> In(Rs * G + N * Cs, 0, 4, false), Out(1L * N * G, Off, 0, true);
             launch(G, Bl, [&] { gather(Out.P, In.P, Rs, Cs, N); });
             hash(Cs == 1 ? "gather1" : "gather2", Out.P, 1L * N * G);
           }
@@ -252,8 +240,8 @@ int main() {
             hash("rowsum.partial", Part.P, Rows);
           }
           {
-            Buf<float> In(1L * N * G, Off, 6, false),
-                Sum(1L * G * Bl, 0, 0, true), Max(1L * G * Bl, 0, 0, true);
+            Buf<float> In(1L * N * G, Off, 6, false), Sum(1L * G * Bl, 0, 0, true),
+                Max(1L * G * Bl, 0, 0, true);
             launch(G, Bl, [&] { blocksum(Sum.P, Max.P, In.P, N); });
             std::vector<float> Totals(G, 0.0f), Maxima(G, -1000.0f);
             for (unsigned B = 0; B < G; ++B)

@@ -168,10 +168,19 @@ void SearchAgent::expand(const AgentContext &Ctx,
     // Where the threads go: the grid shrunk (fewer, full blocks), the block
     // shrunk (as many blocks, so a small problem still spreads over the
     // SMs: at gelu_and_mul's T=1 the grid shrink alone left 7 blocks busy
-    // and was 0.82x), or half of each.
-    std::vector<std::pair<unsigned, unsigned>> Splits = {{Div, 1}, {1, Div}};
-    if (Div >= 4)
-      Splits.push_back({Div / 2, 2});
+    // and was 0.82x), or half of each. At a per-block index (the block's
+    // threads share a row; the grid indexes rows) only the block may
+    // shrink: by the pack width (one pack per thread) or half of it (two).
+    std::vector<std::pair<unsigned, unsigned>> Splits;
+    if (O.BlockSplitOnly) {
+      Splits.push_back({1, Div});
+      if (Div >= 4)
+        Splits.push_back({1, Div / 2});
+    } else {
+      Splits = {{Div, 1}, {1, Div}};
+      if (Div >= 4)
+        Splits.push_back({Div / 2, 2});
+    }
     for (auto [GridDiv, BlockDiv] : Splits) {
       std::string Launch = "launch:kernel=" + O.Params.Kernel;
       std::string Why;
@@ -184,8 +193,11 @@ void SearchAgent::expand(const AgentContext &Ctx,
         Why += ", the block's x extent / " + std::to_string(BlockDiv);
       }
       if (Entry *E = add(Base, formatRewriteParams(Any), {Launch}, Any)) {
-        E->Rationale = O.Detail + "; any grid" + Why +
-                       " (one pack per thread instead of one element)";
+        E->Rationale = O.Detail +
+                       (O.BlockSplitOnly ? "; any block" : "; any grid") + Why +
+                       (GridDiv * BlockDiv == Div
+                            ? " (one pack per thread instead of one element)"
+                            : " (two packs per thread)");
         E->ChangesRounding = O.ChangesRounding;
         E->Reassociates =
             O.Reassociates || Reassociating.contains(formatSteps(Base));

@@ -172,6 +172,7 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
       Assumes.push_back(S.Assumes);
     O.ChangesRounding |= S.ChangesRounding;
     O.Reassociates |= S.Reassociates;
+    O.BlockSplitOnly |= S.BlockSplitOnly;
   }
   O.Detail = join(Details, "; ");
   O.Assumes = join(Assumes, "; ");

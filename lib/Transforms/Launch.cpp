@@ -27,7 +27,10 @@
 // cover every element whatever the grid: the kernel must hold
 // vectorize-loads' any-grid form (grid-stride loops over the packs, the tail
 // and the fallback; recognised by the comment that form opens with). Any
-// other kernel is refused there, with the reason.
+// other kernel is refused there, with the reason. At a per-block index
+// (`i = threadIdx.x`) that form is the any-block form: block-stride loops,
+// right for any block but not for any grid (each block's elements belong to
+// its place in the grid), so there only block-x-div is accepted.
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
@@ -116,10 +119,10 @@ public:
     };
     return {Int("grid-x-div", "1", 1, 1024,
                 "divide the grid's x extent (rounded up); needs "
-                "vectorize-loads:any-grid=1"),
+                "vectorize-loads:any-grid=1 at a global index"),
             Int("block-x-div", "1", 1, 1024,
                 "divide the block's x extent (rounded up); needs "
-                "vectorize-loads:any-grid=1"),
+                "vectorize-loads:any-grid=1 (also at a per-block index)"),
             Int("min-threads", "0", 0, int64_t(1) << 40,
                 "divide only where the launch has at least this many threads "
                 "(grid x block); smaller launches stay as they are"),
@@ -167,8 +170,18 @@ protected:
         Site.Detail = "launch of " + Name + ": " + Why.str();
         Sites.push_back({Site, nullptr});
       };
-      if ((C.GridDiv > 1 || C.BlockDiv > 1) &&
-          !RC.getText(K->getSourceRange()).contains(AnyGridMarker)) {
+      StringRef KernelText = RC.getText(K->getSourceRange());
+      bool AnyGrid = KernelText.contains(AnyGridMarker),
+           AnyBlock = KernelText.contains(AnyBlockMarker);
+      if (C.GridDiv > 1 && AnyBlock && !AnyGrid) {
+        Refuse("the grid cannot be divided: vectorize-loads' any-grid form "
+               "at a per-block index (threadIdx alone) covers every element "
+               "for any block, but each block's elements belong to its "
+               "place in the grid (blockIdx indexes other things, such as "
+               "tokens and heads); divide the block instead (block-x-div)");
+        continue;
+      }
+      if ((C.GridDiv > 1 || C.BlockDiv > 1) && !AnyGrid && !AnyBlock) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
                "cover every element for any grid: apply "
                "vectorize-loads:any-grid=1 first (one element per thread)");

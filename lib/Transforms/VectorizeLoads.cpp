@@ -80,14 +80,17 @@ public:
                     "bytes per vector access: 16 or 8"};
     Width.Choices = {"16", "8"};
     // Not enumerated on its own: the search proposes it together with
-    // launch:grid-x-div, which it enables (SearchAgent.cpp).
+    // launch:grid-x-div / block-x-div, which it enables (SearchAgent.cpp).
     ParamDesc AnyGrid{"any-grid",
                       RewriteParamKind::Bool,
                       "0",
                       {"0"},
                       "1: a one-element-per-thread kernel covers every "
                       "element below its bound for any grid (grid-stride), "
-                      "so that launch:grid-x-div may shrink the grid"};
+                      "so that launch:grid-x-div may shrink the grid; at a "
+                      "per-block index (threadIdx alone), for any block "
+                      "(block-stride), so that launch:block-x-div may "
+                      "shrink the block"};
     return {Width, AnyGrid};
   }
   Scope getScope() const override { return Scope::Loop; }
@@ -159,10 +162,12 @@ protected:
         if (Why.empty() && *AnyGrid && !Thread->RegionOnce.empty())
           Why = "any-grid=1 runs the body several times per thread, and " +
                 Thread->RegionOnce;
-        if (Why.empty() && *AnyGrid && Thread->PerBlock)
-          Why = "any-grid=1 needs a global index (blockIdx * blockDim + "
-                "threadIdx); the index is threadIdx alone";
-        if (Why.empty() && *AnyGrid && Thread->HasTrailing)
+        if (Why.empty() && *AnyGrid && Thread->PerBlock &&
+            !Thread->AnyBlockWhy.empty())
+          Why = "any-grid=1 at a per-block index (threadIdx alone) lets "
+                "the block shrink, and " +
+                Thread->AnyBlockWhy;
+        if (Why.empty() && *AnyGrid && !Thread->PerBlock && Thread->HasTrailing)
           Why = "any-grid=1 runs the body several times per thread, and "
                 "statements follow the bound check's block";
         Thread->AnyGrid = *AnyGrid;
@@ -179,12 +184,21 @@ protected:
                                   "strided by blockDim: "
                                 : "one element per thread: ") +
               describe(*Thread);
-          if (*AnyGrid) {
+          if (*AnyGrid && Thread->PerBlock) {
+            Site.Detail += "; any block: block-stride over every element "
+                           "below the bound, the fallback too (only "
+                           "launch:block-x-div may follow, not grid-x-div)";
+            Site.Assumes = "the original's block covers every element "
+                           "(blockDim >= the bound)";
+          } else if (*AnyGrid) {
             Site.Detail += "; any grid: grid-stride over every element "
                            "below the bound, the fallback too";
             Site.Assumes = "the original's launch covers every element "
                            "(gridDim * blockDim >= the bound)";
           }
+          // Which launch the any-grid form lets shrink: the block only, for
+          // an index of the block's threads (the grid indexes other things).
+          Site.BlockSplitOnly = Thread->PerBlock;
           Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
                              E.replaceBlock(Begin, End,
                                             generatePerThread(*Thread));

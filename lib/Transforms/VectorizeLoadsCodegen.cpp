@@ -315,36 +315,46 @@ static void writeTail(raw_ostream &OS, const VecLoopPlan &Plan) {
 }
 
 /// The any-grid form: grid-stride loops over the packs, the tail and, as
-/// the fallback, the original's elements, so any grid covers [0, n).
+/// the fallback, the original's elements, so any grid covers [0, n). With a
+/// per-block index (the any-block form) the same loops stride by the block:
+/// any block covers [0, n).
 static std::string generateAnyGrid(const VecLoopPlan &Plan) {
   std::string S;
   raw_string_ostream OS(S);
   const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType,
                     &Idx = Plan.NameIdx, &Stride = Plan.NameStride;
   std::string End = paren(Plan.End);
-  OS << "// " << AnyGridMarker << "\n";
+  StringRef Stridden = Plan.PerBlock ? "block-stride" : "grid-stride";
+  OS << "// " << (Plan.PerBlock ? AnyBlockMarker : AnyGridMarker) << "\n";
   OS << "const " << T << " " << Stride << " = " << Plan.Step << ";\n";
   // Packs only when the launch asks for them (fewer threads than elements):
   // under a launch with a thread per element the original runs as it was,
   // so a grid shrunk only from some size on (launch:min-threads) leaves the
   // small launches as fast as before.
   writeGuard(OS, Plan, {Stride + " < " + End});
-  if (!Plan.OtherExits.empty())
+  // With statements after the bound check's block (the any-block form), an
+  // exit condition skips the elements only.
+  bool Skip = !Plan.OtherExits.empty() && Plan.HasTrailing;
+  if (Skip)
+    OS << "if (!(" << join(Plan.OtherExits, " || ") << ")) {\n";
+  else if (!Plan.OtherExits.empty())
     OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
   writeWidthAndUnions(OS, Plan);
   OS << "for (" << T << " " << Idx << " = " << I << "; " << Idx << " < " << End
      << " / " << W << "; " << Idx << " += " << Stride << ") {\n";
   OS << "const " << T << " " << I << " = " << Idx << " * " << W << ";\n";
   OS << Plan.WidenedBody << "}\n";
-  OS << "// Scalar tail: the last " << End << " % " << W
-     << " elements, grid-stride.\n";
+  OS << "// Scalar tail: the last " << End << " % " << W << " elements, "
+     << Stridden << ".\n";
   OS << "for (" << T << " " << Idx << " = " << End << " / " << W << " * " << W
      << " + " << I << "; " << Idx << " < " << End << "; " << Idx
      << " += " << Stride << ") {\n";
   OS << "const " << T << " " << I << " = " << Idx << ";\n"
      << Plan.RegionText << "\n}\n";
+  if (Skip)
+    OS << "}\n";
   OS << "} else {\n";
-  OS << "// The original, grid-stride.\n";
+  OS << "// The original, " << Stridden << ".\n";
   OS << "for (" << T << " " << Idx << " = " << I << "; " << Idx << " < " << End
      << "; " << Idx << " += " << Stride << ") {\n";
   OS << "const " << T << " " << I << " = " << Idx << ";\n"

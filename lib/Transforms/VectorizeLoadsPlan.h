@@ -104,8 +104,15 @@ struct VecLoopPlan {
   std::string NameStride, NameLimit;
   /// The any-grid form (`any-grid=1`): every element below the bound for
   /// any grid, the fallback a grid-stride loop over the original too, so
-  /// that `launch:grid-x-div` may shrink the grid.
+  /// that `launch:grid-x-div` may shrink the grid. With a per-block index it
+  /// is the any-block form: block-stride, for any block, so that
+  /// `launch:block-x-div` may shrink the block (never the grid, which
+  /// indexes other things).
   bool AnyGrid = false;
+  /// For a per-block index: why the statements around the region may act
+  /// differently with a smaller block (VectorizeLoadsAnyBlock.cpp); empty
+  /// when they do not. The any-block form needs it empty.
+  std::string AnyBlockWhy;
   /// Why the region cannot run more than once per thread (a return, a
   /// barrier); empty when it can. The any-grid form needs it empty.
   std::string RegionOnce;
@@ -116,6 +123,11 @@ struct VecLoopPlan {
 constexpr const char *AnyGridMarker =
     "astra-opt vectorize-loads: any grid (every element below the bound, "
     "grid-stride)";
+/// The comment that opens the any-block form (a per-block index): the
+/// launch rewrite may shrink such a kernel's block, not its grid.
+constexpr const char *AnyBlockMarker =
+    "astra-opt vectorize-loads: any block (every element below the bound, "
+    "block-stride; the grid stays)";
 
 /// Analyses \p Loop of \p Kernel for a vectorization with \p WidthBytes-wide
 /// accesses. On success fills \p Plan (all but the local names) and returns

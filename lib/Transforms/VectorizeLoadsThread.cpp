@@ -25,20 +25,21 @@
 // The any-grid form (`any-grid=1`, VectorizeLoadsCodegen.cpp) covers every
 // element below n for any grid instead, so that `launch:grid-x-div` may
 // shrink the grid; it runs the body several times per thread, so it needs a
-// body that neither returns nor synchronises (RegionOnce), a global index
-// (not threadIdx alone) and no statements after the bound check's block.
+// body that neither returns nor synchronises (RegionOnce) and, for a global
+// index, no statements after the bound check's block. For `threadIdx`
+// alone it is the any-block form (block-stride, for any block: only
+// `launch:block-x-div` may shrink that launch); the statements around the
+// region must then act alike for any block (VectorizeLoadsAnyBlock.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
 #include "SiteUtil.h"
+#include "VectorizeLoadsMemory.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
 #include "VectorizeLoadsWiden.h"
-#include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/ADT/MapVector.h"
 
 using namespace clang;
 using namespace llvm;
@@ -93,144 +94,6 @@ void splitOn(const Expr *E, BinaryOperatorKind Op,
     return;
   }
   Out.push_back(E);
-}
-
-/// The memory a list of statements reads and writes, by the variable each
-/// access starts from (a pointer parameter or global, an array, or a local
-/// pointer followed to its value); null for an address the analysis cannot
-/// follow.
-struct MemoryUses {
-  struct Use {
-    bool Write = false;
-    SourceLocation Loc;
-  };
-  MapVector<const VarDecl *, Use> ByRoot;
-  SourceLocation UnknownCall; ///< a call that may access any memory
-};
-
-class MemoryScan : public RecursiveASTVisitor<MemoryScan> {
-public:
-  MemoryScan(const VarUses &Writes, MemoryUses &Out)
-      : Writes(Writes), Out(Out) {}
-
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      Written.insert(B->getLHS()->IgnoreParens());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    OverloadedOperatorKind Op = C->getOperator();
-    if (C->getNumArgs() >= 1 &&
-        (C->isAssignmentOp() || Op == OO_PlusPlus || Op == OO_MinusMinus))
-      Written.insert(C->getArg(0)->IgnoreParens());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    // An address taken may be written through (atomics, user calls).
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      Written.insert(U->getSubExpr()->IgnoreParens());
-    if (U->getOpcode() == UO_Deref)
-      add(U->getSubExpr(), U);
-    return true;
-  }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-    add(A->getBase(), A);
-    return true;
-  }
-  bool VisitMemberExpr(MemberExpr *M) {
-    if (M->isArrow())
-      add(M->getBase(), M);
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *FD = C->getDirectCallee();
-    if (FD && isLibraryFunction(FD))
-      return true;
-    for (const Expr *A : C->arguments())
-      if (A->isTypeDependent() || A->getType()->isPointerType() ||
-          A->getType()->isReferenceType())
-        if (Out.UnknownCall.isInvalid())
-          Out.UnknownCall = C->getBeginLoc();
-    return true;
-  }
-
-private:
-  const VarDecl *rootOf(const Expr *E) const {
-    for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-      E = E->IgnoreParenCasts();
-      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
-        const auto *A =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
-        if (U->getOpcode() != UO_AddrOf || !A)
-          return nullptr;
-        E = A->getBase();
-        continue;
-      }
-      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-        if (!B->isAdditiveOp())
-          return nullptr;
-        E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
-        continue;
-      }
-      const auto *DR = dyn_cast<DeclRefExpr>(E);
-      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-      if (!VD)
-        return nullptr;
-      if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
-          VD->getType()->isArrayType())
-        return VD;
-      if (!VD->getInit() || Writes.Modified.count(VD))
-        return nullptr;
-      E = VD->getInit();
-    }
-    return nullptr;
-  }
-  void add(const Expr *Base, const Expr *Access) {
-    MemoryUses::Use &U = Out.ByRoot[rootOf(Base)];
-    if (U.Loc.isInvalid())
-      U.Loc = Access->getBeginLoc();
-    U.Write |= Written.count(Access) != 0;
-  }
-
-  const VarUses &Writes;
-  MemoryUses &Out;
-  SmallPtrSet<const Expr *, 16> Written;
-};
-
-/// Why the statements \p Around (run by each thread for its original
-/// index) may meet the memory of \p Region (run per pack, by other threads
-/// than in the original): one writes what the other accesses.
-std::string findMemoryClash(const VarUses &Writes,
-                            ArrayRef<const Stmt *> Region,
-                            ArrayRef<const Stmt *> Around,
-                            SourceLocation &Where) {
-  MemoryUses In, Out;
-  MemoryScan ScanIn(Writes, In), ScanOut(Writes, Out);
-  for (const Stmt *S : Region)
-    ScanIn.TraverseStmt(const_cast<Stmt *>(S));
-  for (const Stmt *S : Around)
-    ScanOut.TraverseStmt(const_cast<Stmt *>(S));
-  if (Out.UnknownCall.isValid() && !In.ByRoot.empty()) {
-    Where = Out.UnknownCall;
-    return "a call outside the per-element statements may access the "
-           "memory they access";
-  }
-  for (auto &[RIn, UIn] : In.ByRoot)
-    for (auto &[ROut, UOut] : Out.ByRoot) {
-      if (RIn && ROut && RIn != ROut)
-        continue;
-      if (!UIn.Write && !UOut.Write)
-        continue;
-      Where = UOut.Loc;
-      std::string Name = RIn    ? RIn->getNameAsString()
-                         : ROut ? ROut->getNameAsString()
-                                : std::string("memory");
-      return "'" + Name +
-             "' is accessed both by the per-element statements and "
-             "outside them, where each thread keeps its original element, "
-             "and one of them writes it";
-    }
-  return "";
 }
 
 /// Whether \p S contains a statement that leaves the kernel (a return, a
@@ -489,6 +352,13 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
                       : "static_cast<" + P.IVType + ">(gridDim." +
                             Idx.BlockDim + ") * " + Threads;
     P.OtherExits = Others;
+    if (PerBlock) {
+      SourceLocation At;
+      P.AnyBlockWhy = whyNotAnyBlock(K, IV, Idx.ThreadDim, Writes, Around, At);
+      if (!P.AnyBlockWhy.empty() && At.isValid())
+        P.AnyBlockWhy +=
+            " (line " + std::to_string(SM.getPresumedLineNumber(At)) + ")";
+    }
     StringRef Buf = SM.getBufferData(SM.getFileID(IfBegin));
     EditBegin = SM.getFileOffset(IfBegin);
     EditEnd = SM.getFileOffset(ReplaceEnd);

@@ -156,6 +156,39 @@ TEST(VectorizeCodegen, PerBlockExitSkipsWhenStatementsFollow) {
   EXPECT_TRUE(contains(S, "i < vecLimit) {\nout[i] = in[i];\n}\n}\n} else {"));
 }
 
+TEST(VectorizeCodegen, AnyBlockStridesByTheBlockAndSkipsWhenStatementsFollow) {
+  VecLoopPlan P = makePerThreadPlan(true, true);
+  P.AnyGrid = true;
+  std::string S = generatePerThread(P);
+  EXPECT_TRUE(contains(S, std::string("// ") + AnyBlockMarker + "\n"));
+  EXPECT_FALSE(contains(S, AnyGridMarker));
+  EXPECT_FALSE(contains(S, "return;"));
+  EXPECT_FALSE(contains(S, "vecLimit"));
+  EXPECT_TRUE(
+      contains(S, "const int vecStride = static_cast<int>(blockDim.x);\nif ("));
+  // Packs, then the tail, block-stride, inside the skipped block.
+  EXPECT_TRUE(contains(S, "if (!(!(on))) {\n"));
+  EXPECT_TRUE(contains(S, "for (int vecIdx = i; vecIdx < n / VecW; vecIdx += "
+                          "vecStride) {\nconst int i = vecIdx * VecW;\n"
+                          "WIDENED\n}\n"));
+  EXPECT_TRUE(contains(S, "// Scalar tail: the last n % VecW elements, "
+                          "block-stride.\nfor (int vecIdx = n / VecW * VecW "
+                          "+ i; vecIdx < n; vecIdx += vecStride) {\nconst "
+                          "int i = vecIdx;\nout[i] = in[i];\n}\n}\n} "
+                          "else {\n// The original, block-stride.\n"));
+  EXPECT_TRUE(contains(S, "for (int vecIdx = i; vecIdx < n; vecIdx += "
+                          "vecStride) {\nconst int i = vecIdx;\n"));
+}
+
+TEST(VectorizeCodegen, AnyGridStillReturnsWhenNothingFollows) {
+  VecLoopPlan P = makePerThreadPlan(false, false);
+  P.AnyGrid = true;
+  std::string S = generatePerThread(P);
+  EXPECT_TRUE(contains(S, std::string("// ") + AnyGridMarker + "\n"));
+  EXPECT_TRUE(contains(S, "if (!(on))\n  return;\n"));
+  EXPECT_TRUE(contains(S, "elements, grid-stride.\n"));
+}
+
 TEST(VectorizeCodegen, ApartGuardJoinsTheGuard) {
   VecLoopPlan P = makePlan(LoopPartition::Block);
   P.ApartGuards = {"(stride) >= (n)"};

@@ -36,6 +36,8 @@ struct RewriteOption {
   /// read-only-cache with assume-noalias=1); empty when nothing. The agent
   /// offers such an option only when the spec states the fact.
   std::string Assumes;
+  /// Its site lets a launch divide the block only (RewriteSite).
+  bool BlockSplitOnly = false;
 };
 
 /// Every combination of the values a search tries for \p R's parameters

@@ -105,6 +105,10 @@ struct RewriteSite {
   /// What it takes for granted that the code does not show (an assume-*
   /// parameter), for the agent to match against the spec; empty if nothing.
   std::string Assumes;
+  /// A one-element-per-thread site whose index is the block's threads alone
+  /// (vectorize-loads at `i = threadIdx.x`): its any-grid form lets a launch
+  /// divide the block only, never the grid (which indexes other things).
+  bool BlockSplitOnly = false;
   /// A risk of applying it that the user should see (a factor that may put
   /// an array in local memory); printed as a warning by --apply. Empty if
   /// none.

@@ -169,3 +169,17 @@ __global__ void blockElem(float *out, float *tag, const float *a,
   if (i == 0)
     tag[row] = s;
 }
+
+// One element per thread of a block over rows `ld` apart: the row length
+// need not divide into packs, so the scalar tail runs.
+__global__ void blockRow(float *out, float *tag, const float *a,
+                         const float *w, int d, int ld) {
+  const int row = blockIdx.x;
+  const int i = threadIdx.x;
+  const float s = w[row] + 1.0f;
+  if (i < d) {
+    out[(long)row * ld + i] = a[(long)row * ld + i] * s;
+  }
+  if (i == 0)
+    tag[row] = s;
+}

@@ -173,7 +173,40 @@ static void runWidened() {
             std::printf("\n");
           }
 }
+#ifdef ANY_BLOCK
+// The any-block form (vectorize-host-emulation-any-block.test): blockElem
+// and blockRow, one element per thread of a block, launched with d threads in the
+// original (ANY_BLOCK=0) and with d / Div threads (rounded up) in the
+// rewrite (ANY_BLOCK=1), for several divisors, sizes and alignments.
+static void runAnyBlock() {
+  const int R = 3;
+  for (int Div : {1, 2, 3, 4, 8, 16, 64})
+    for (int F : {1, 3, 4, 5, 8, 9, 12, 16, 31, 33, 64})
+      for (int Off : {0, 1}) {
+        unsigned Block = ANY_BLOCK ? unsigned((F + Div - 1) / Div) : F;
+        std::printf("div=%d f=%d off=%d:", Div, F, Off);
+        Buf<float> A(1L * R * F, Off, 20, false), B(1L * R * F, Off, 21, false),
+            Out(1L * R * F, Off, 0, true), W(R, 0, 22, false), Tag(R, 0, 0, true);
+        launch(R, Block, [&] { blockElem(Out.P, Tag.P, A.P, B.P, W.P, F, 1); });
+        hash("blockElem", Out.P, 1L * R * F);
+        hash("blockElem.tag", Tag.P, R);
+        const int Ld = (F + 3) / 4 * 4; // rows aligned when Off is 0
+        Buf<float> RowA(1L * R * Ld, Off, 23, false),
+            RowOut(1L * R * Ld, Off, 0, true), RowTag(R, 0, 0, true);
+        launch(R, Block, [&] { blockRow(RowOut.P, RowTag.P, RowA.P, W.P, F, Ld); });
+        hash("blockRow", RowOut.P, 1L * R * Ld);
+        hash("blockRow.tag", RowTag.P, R);
+        std::printf("\n");
+      }
+  std::fprintf(stderr, "any-block vector moves: %ld\n", VectorMoves);
+}
+#endif
+
 int main() {
+#ifdef ANY_BLOCK
+  runAnyBlock();
+  return 0;
+#endif
   const int Sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100};
   const unsigned Blocks[] = {1, 3, 32};
   const unsigned Grids[] = {1, 2, 3};

@@ -1,0 +1,211 @@
+//===- VectorizeLoadsAnyBlock.cpp - Statements around, for any block ------===//
+//
+// The any-block form of vectorize-loads (`any-grid=1` at a per-block index
+// `i = threadIdx.x`; VectorizeLoadsCodegen.cpp) covers every element below
+// the bound with however many threads the block has, so that
+// `launch:block-x-div` may shrink the block. The statements around the
+// per-element region stay per thread, with the original index: with a
+// smaller block, the threads past its end no longer run them. That is
+// harmless when what they do has no effect outside the thread, except on
+// thread 0, which exists in every block:
+//
+//   - every write to memory that is not the thread's own (through a
+//     pointer, to a global or a __shared__ variable) is inside
+//     `if (i == 0 ...)` (or `threadIdx.x == 0`); its else branch counts as
+//     every thread's (a call that may write memory is refused before, by
+//     findMemoryClash);
+//   - no warp collective (__shfl, __ballot, ...): a smaller block may leave
+//     a warp partial;
+//   - blockDim is not read anywhere in the kernel: its value changes.
+//
+// Barriers stay right (every thread of the block reaches them, as in the
+// original), and what thread 0 computes does not change: it has the same
+// index, and the region's memory is disjoint from that of the statements
+// around it (findMemoryClash).
+//
+//===----------------------------------------------------------------------===//
+#include "SiteUtil.h"
+#include "VectorizeLoadsMemory.h"
+#include "VectorizeLoadsUtil.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+namespace vectorize {
+
+namespace {
+
+/// Whether \p E is `X == 0` (or `0 == X`) with X the index \p IV or
+/// `threadIdx.<Dim>`.
+bool isThreadZeroTest(const Expr *E, const VarDecl *IV, char Dim) {
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!B || B->getOpcode() != BO_EQ)
+    return false;
+  auto IsZero = [](const Expr *X) {
+    const auto *L = dyn_cast<IntegerLiteral>(X->IgnoreParenImpCasts());
+    return L && L->getValue() == 0;
+  };
+  auto IsThread = [&](const Expr *X) {
+    const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    char D;
+    return (DR && DR->getDecl() == IV) ||
+           (matchBuiltin(X, "threadIdx", D) && D == Dim);
+  };
+  return (IsZero(B->getRHS()) && IsThread(B->getLHS())) ||
+         (IsZero(B->getLHS()) && IsThread(B->getRHS()));
+}
+
+/// Whether \p Cond holds on thread 0 only: one of its `&&` terms is a
+/// thread-zero test.
+bool onThreadZeroOnly(const Expr *Cond, const VarDecl *IV, char Dim) {
+  const auto *B = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (B && B->getOpcode() == BO_LAnd)
+    return onThreadZeroOnly(B->getLHS(), IV, Dim) ||
+           onThreadZeroOnly(B->getRHS(), IV, Dim);
+  return isThreadZeroTest(Cond, IV, Dim);
+}
+
+/// The parts of \p S that threads other than thread 0 may run: all of it
+/// but the bodies of `if (i == 0 ...)` (within blocks).
+void collectEveryThread(const Stmt *S, const VarDecl *IV, char Dim,
+                        std::vector<const Stmt *> &Out) {
+  if (!S)
+    return;
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *C : CS->body())
+      collectEveryThread(C, IV, Dim, Out);
+    return;
+  }
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (If && !If->getInit() && !If->getConditionVariable() &&
+      onThreadZeroOnly(If->getCond(), IV, Dim)) {
+    Out.push_back(If->getCond());
+    collectEveryThread(If->getElse(), IV, Dim, Out);
+    return;
+  }
+  Out.push_back(S);
+}
+
+/// Whether the variable \p VD is the thread's own (a local or a parameter
+/// that is not __shared__).
+bool isThreadPrivate(const VarDecl *VD) {
+  return VD && VD->hasLocalStorage() && !VD->hasAttr<CUDASharedAttr>();
+}
+/// Whether the memory an access starts from at \p Root is the thread's own:
+/// a local array (a pointer parameter points elsewhere).
+bool isThreadPrivateMemory(const VarDecl *Root) {
+  return isThreadPrivate(Root) && Root->getType()->isArrayType();
+}
+
+/// The first read of blockDim, and the first warp collective called.
+struct BlockSizeUses : RecursiveASTVisitor<BlockSizeUses> {
+  SourceLocation BlockDim, Collective;
+  std::string CollectiveName;
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (BlockDim.isInvalid() && DR->getDecl()->getName() == "blockDim")
+      BlockDim = DR->getBeginLoc();
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (!F || Collective.isValid() || !F->getIdentifier())
+      return true;
+    StringRef N = F->getName();
+    if (isBarrierOrCollective(N) && !N.starts_with("__syncthreads") &&
+        !N.starts_with("__barrier")) {
+      Collective = C->getBeginLoc();
+      CollectiveName = N.str();
+    }
+    return true;
+  }
+};
+
+/// The first variable that is not the thread's own (a __shared__ or global
+/// scalar) assigned, incremented or whose address is taken, by name.
+struct SharedScalarWrites : RecursiveASTVisitor<SharedScalarWrites> {
+  const VarDecl *Var = nullptr;
+  SourceLocation Loc;
+  void note(const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (VD && !Var && !isThreadPrivate(VD)) {
+      Var = VD;
+      Loc = DR->getBeginLoc();
+    }
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      note(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      note(U->getSubExpr());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->getNumArgs() >= 1 &&
+        (C->isAssignmentOp() || C->getOperator() == OO_PlusPlus ||
+         C->getOperator() == OO_MinusMinus))
+      note(C->getArg(0));
+    return true;
+  }
+};
+
+} // namespace
+
+std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
+                           char ThreadDim, const VarUses &Writes,
+                           ArrayRef<const Stmt *> Around,
+                           SourceLocation &Where) {
+  BlockSizeUses Uses;
+  Uses.TraverseStmt(Kernel->getBody());
+  if (Uses.BlockDim.isValid()) {
+    Where = Uses.BlockDim;
+    return "the kernel reads blockDim, whose value a smaller block changes";
+  }
+  for (const Stmt *S : Around) {
+    BlockSizeUses A;
+    A.TraverseStmt(const_cast<Stmt *>(S));
+    if (A.Collective.isValid()) {
+      Where = A.Collective;
+      return "a statement outside the per-element ones calls " +
+             A.CollectiveName +
+             ", which a smaller block may leave without "
+             "a full warp";
+    }
+  }
+  std::vector<const Stmt *> Every;
+  for (const Stmt *S : Around)
+    collectEveryThread(S, IV, ThreadDim, Every);
+  MemoryUses M;
+  scanMemory(Writes, Every, M);
+  std::string Index = IV->getNameAsString();
+  // A call that may write memory is refused before (findMemoryClash: it
+  // may access the region's memory too).
+  auto Written = [&](const VarDecl *Root, SourceLocation Loc) {
+    Where = Loc;
+    return "'" + (Root ? Root->getNameAsString() : std::string("memory")) +
+           "' is written outside the per-element statements, and not only "
+           "on thread 0 (`if (" +
+           Index +
+           " == 0)`): a smaller block would leave the writes of its missing "
+           "threads out";
+  };
+  for (auto &[Root, Use] : M.ByRoot)
+    if (Use.Write && !isThreadPrivateMemory(Root))
+      return Written(Root, Use.Loc);
+  SharedScalarWrites Scalars;
+  for (const Stmt *S : Every)
+    Scalars.TraverseStmt(const_cast<Stmt *>(S));
+  if (Scalars.Var)
+    return Written(Scalars.Var, Scalars.Loc);
+  return "";
+}
+
+} // namespace vectorize
+} // namespace astra

@@ -1,0 +1,149 @@
+//===- VectorizeLoadsMemory.cpp - What statements do to memory ------------===//
+//
+// The memory accesses of a list of statements, by the variable each access
+// starts from, and the clash test of the one-element-per-thread form
+// (VectorizeLoadsMemory.h).
+//
+//===----------------------------------------------------------------------===//
+#include "VectorizeLoadsMemory.h"
+#include "SiteUtil.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+namespace vectorize {
+
+namespace {
+class MemoryScan : public RecursiveASTVisitor<MemoryScan> {
+public:
+  MemoryScan(const VarUses &Writes, MemoryUses &Out)
+      : Writes(Writes), Out(Out) {}
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      Written.insert(B->getLHS()->IgnoreParens());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    OverloadedOperatorKind Op = C->getOperator();
+    if (C->getNumArgs() >= 1 &&
+        (C->isAssignmentOp() || Op == OO_PlusPlus || Op == OO_MinusMinus))
+      Written.insert(C->getArg(0)->IgnoreParens());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    // An address taken may be written through (atomics, user calls).
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      Written.insert(U->getSubExpr()->IgnoreParens());
+    if (U->getOpcode() == UO_Deref)
+      add(U->getSubExpr(), U);
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    add(A->getBase(), A);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (M->isArrow())
+      add(M->getBase(), M);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    if (FD && isLibraryFunction(FD))
+      return true;
+    for (const Expr *A : C->arguments())
+      if (A->isTypeDependent() || A->getType()->isPointerType() ||
+          A->getType()->isReferenceType())
+        if (Out.UnknownCall.isInvalid())
+          Out.UnknownCall = C->getBeginLoc();
+    return true;
+  }
+
+private:
+  const VarDecl *rootOf(const Expr *E) const {
+    for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+      E = E->IgnoreParenCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+        const auto *A =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+        if (U->getOpcode() != UO_AddrOf || !A)
+          return nullptr;
+        E = A->getBase();
+        continue;
+      }
+      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+        if (!B->isAdditiveOp())
+          return nullptr;
+        E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+        continue;
+      }
+      const auto *DR = dyn_cast<DeclRefExpr>(E);
+      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!VD)
+        return nullptr;
+      if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+          VD->getType()->isArrayType())
+        return VD;
+      if (!VD->getInit() || Writes.Modified.count(VD))
+        return nullptr;
+      E = VD->getInit();
+    }
+    return nullptr;
+  }
+  void add(const Expr *Base, const Expr *Access) {
+    MemoryUses::Use &U = Out.ByRoot[rootOf(Base)];
+    if (U.Loc.isInvalid())
+      U.Loc = Access->getBeginLoc();
+    U.Write |= Written.count(Access) != 0;
+  }
+
+  const VarUses &Writes;
+  MemoryUses &Out;
+  SmallPtrSet<const Expr *, 16> Written;
+};
+} // namespace
+
+void scanMemory(const VarUses &Writes, ArrayRef<const Stmt *> Stmts,
+                MemoryUses &Out) {
+  MemoryScan Scan(Writes, Out);
+  for (const Stmt *S : Stmts)
+    Scan.TraverseStmt(const_cast<Stmt *>(S));
+}
+
+std::string findMemoryClash(const VarUses &Writes,
+                            ArrayRef<const Stmt *> Region,
+                            ArrayRef<const Stmt *> Around,
+                            SourceLocation &Where) {
+  MemoryUses In, Out;
+  scanMemory(Writes, Region, In);
+  scanMemory(Writes, Around, Out);
+  if (Out.UnknownCall.isValid() && !In.ByRoot.empty()) {
+    Where = Out.UnknownCall;
+    return "a call outside the per-element statements may access the "
+           "memory they access";
+  }
+  for (auto &[RIn, UIn] : In.ByRoot)
+    for (auto &[ROut, UOut] : Out.ByRoot) {
+      if (RIn && ROut && RIn != ROut)
+        continue;
+      if (!UIn.Write && !UOut.Write)
+        continue;
+      Where = UOut.Loc;
+      std::string Name = RIn    ? RIn->getNameAsString()
+                         : ROut ? ROut->getNameAsString()
+                                : std::string("memory");
+      return "'" + Name +
+             "' is accessed both by the per-element statements and "
+             "outside them, where each thread keeps its original element, "
+             "and one of them writes it";
+    }
+  return "";
+}
+
+} // namespace vectorize
+} // namespace astra

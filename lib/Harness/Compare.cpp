@@ -64,26 +64,37 @@ static bool sameRange(ArrayRef<uint8_t> X, ArrayRef<uint8_t> Y, unsigned Size,
 }
 
 /// Compares the candidate's two runs (C0, C1) with the original's (O0, O1)
-/// on the elements the original writes. Where the original is not
-/// deterministic (S.Differs), a candidate value passes when it matches
+/// on the elements the original writes; on those it leaves unwritten, the
+/// candidate's runs must hold their poisons (CP) too. Where the original is
+/// not deterministic (S.Differs), a candidate value passes when it matches
 /// either original run within the tolerance widened by twice the original's
 /// own largest spread.
 static Tally compareRange(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
                           ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
                           size_t Begin, size_t End, bool IsOut, Tolerance Tol,
-                          Spread S) {
+                          Spread S, RunPoisons CP) {
   Tally R;
   unsigned Size = dtypeSize(T);
   bool IsFloat = isFloatDType(T);
   double Slack = S.Differs ? 2 * S.MaxAbs : 0;
-  auto Written = [&](ArrayRef<uint8_t> R0, ArrayRef<uint8_t> R1, size_t E) {
-    return !IsOut || !(isPoison(R0, Size, E, Poison[0]) &&
-                       isPoison(R1, Size, E, Poison[1]));
+  auto Written = [&](ArrayRef<uint8_t> R0, ArrayRef<uint8_t> R1, size_t E,
+                     RunPoisons P) {
+    return !IsOut ||
+           !(isPoison(R0, Size, E, P[0]) && isPoison(R1, Size, E, P[1]));
   };
   for (size_t E = Begin; E < End; ++E) {
-    if (!Written(O0, O1, E))
+    if (!Written(O0, O1, E, CaseRunPoisons)) {
+      // Left unwritten by the original: each candidate run must have left
+      // its poison in place as well (an `out` buffer; the poisons are known,
+      // so this is exact).
+      bool Kept0 = isPoison(C0, Size, E, CP[0]);
+      if ((!Kept0 || !isPoison(C1, Size, E, CP[1])) && !R.Extra++) {
+        R.FirstExtra = E;
+        R.ExtraRun = Kept0 ? 1 : 0;
+      }
       continue;
-    if (!Written(C0, C1, E)) {
+    }
+    if (!Written(C0, C1, E, CP)) {
       if (!R.Unwritten++)
         R.FirstUnwritten = E;
       continue;
@@ -164,8 +175,10 @@ Spread originalSpread(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1, DType T,
       return; // identical runs: no spread here
     for (size_t I = B; I < E; ++I) {
       if (IsOut && isPoison(O0, Size, I, Poison[0]) &&
-          isPoison(O1, Size, I, Poison[1]))
+          isPoison(O1, Size, I, Poison[1])) {
+        ++P.Unwritten;
         continue;
+      }
       if (sameValue(O0, O1, T, I))
         continue;
       P.Differs = true;
@@ -180,6 +193,7 @@ Spread originalSpread(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1, DType T,
   for (const Spread &P : Parts) {
     All.Differs |= P.Differs;
     All.MaxAbs = std::max(All.MaxAbs, P.MaxAbs);
+    All.Unwritten += P.Unwritten;
   }
   return All;
 }
@@ -218,11 +232,13 @@ double outputScale(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1, DType T,
 
 Tally compareOutputs(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
                      ArrayRef<uint8_t> C0, ArrayRef<uint8_t> C1, DType T,
-                     size_t N, bool IsOut, Tolerance Tol, Spread S) {
+                     size_t N, bool IsOut, Tolerance Tol, Spread S,
+                     RunPoisons CandPoison) {
   worker::ScopedPhase P(worker::Phase::Compare);
   std::vector<Tally> Parts((N + (1 << 16) - 1) >> 16);
   // Bit-identical everywhere (most rewrites): nothing to tally, and no
-  // scale to compute.
+  // scale to compute. (Where the original's runs are identical, it leaves
+  // no element unwritten: its runs' poisons differ.)
   std::vector<char> Same(Parts.size());
   unsigned Size = dtypeSize(T);
   forChunks(N, [&](size_t C, size_t B, size_t E) {
@@ -234,7 +250,8 @@ Tally compareOutputs(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
     return All;
   forChunks(N, [&](size_t C, size_t B, size_t E) {
     if (!Same[C])
-      Parts[C] = compareRange(O0, O1, C0, C1, T, B, E, IsOut, Tol, S);
+      Parts[C] =
+          compareRange(O0, O1, C0, C1, T, B, E, IsOut, Tol, S, CandPoison);
   });
   // atol is stated for unit-scale outputs: it grows with the output's RMS.
   // A wider atol only passes more elements, so the scale (a pass over the
@@ -246,7 +263,8 @@ Tally compareOutputs(ArrayRef<uint8_t> O0, ArrayRef<uint8_t> O1,
       Tol.Atol *= Scale;
       forChunks(N, [&](size_t C, size_t B, size_t E) {
         if (Parts[C].Bad)
-          Parts[C] = compareRange(O0, O1, C0, C1, T, B, E, IsOut, Tol, S);
+          Parts[C] =
+              compareRange(O0, O1, C0, C1, T, B, E, IsOut, Tol, S, CandPoison);
       });
     }
   }

@@ -332,9 +332,13 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
     if (AS.IsScalar || AS.Role == ArgRole::In)
       continue;
     // Both runs bit-identical to the original's run 0: nothing differs,
-    // is unwritten or is nondeterministic (compareRange); one of them: it
-    // is that buffer.
-    if ((SameAsRef[0][I] && SameAsRef[1][I]) || CloseToRef[I])
+    // is unwritten or is nondeterministic (compareRange), unless the
+    // original leaves elements unwritten: they hold run 0's poison, which
+    // the candidate's run 1 then wrote (run 1's poison differs). One of
+    // them: it is that buffer. (CloseToRef: the original's runs are
+    // bit-identical, so it leaves nothing unwritten.)
+    if ((SameAsRef[0][I] && SameAsRef[1][I] && !Spreads[I].Unwritten) ||
+        CloseToRef[I])
       continue;
     for (unsigned Run = 0; Run < 2; ++Run)
       if (SameAsRef[Run][I])
@@ -345,52 +349,11 @@ bool Worker::runCase(const Shape &Sh, const ResolvedLaunch &L,
                                Outs[Cand][0][I], Outs[Cand][1][I], T, N,
                                AS.Role == ArgRole::Out, K->toleranceFor(AS),
                                Spreads[I]);
-    ArrayRef<uint8_t> O0 = Outs[Orig][0][I];
-    ArrayRef<uint8_t> C0 = Outs[Cand][0][I], C1 = Outs[Cand][1][I];
-    if (All.Unwritten)
-      return fail(Reason::UnwrittenOutput, Cand,
-                  Twine(All.Unwritten) + " of " + Twine(N) + " elements of '" +
-                      AS.Name +
-                      "' that the original writes are left unwritten (first "
-                      "at index " +
-                      Twine(All.FirstUnwritten) + ") " + Where);
-    if (All.Nondet && OrigDeterministic)
-      return fail(Reason::Nondeterministic, Cand,
-                  "two runs on the same inputs differ in " + Twine(All.Nondet) +
-                      " elements of '" + AS.Name + "' (first at index " +
-                      Twine(All.FirstNondet) + ": " +
-                      fmtElem(C0, T, All.FirstNondet) + " then " +
-                      fmtElem(C1, T, All.FirstNondet) +
-                      ") while the original is deterministic " + Where);
-    if (All.NanBad)
-      return fail(Reason::NanMismatch, Cand,
-                  Twine(All.NanBad) + " elements of '" + AS.Name +
-                      "' are NaN in one and not the other (first at index " +
-                      Twine(All.FirstNan) + ": candidate " +
-                      fmtElem(All.NanRun ? C1 : C0, T, All.FirstNan) +
-                      ", original " + fmtElem(O0, T, All.FirstNan) + ") " +
-                      Where);
-    if (All.Bad) {
-      Tolerance Tol = K->toleranceFor(AS);
-      std::string Tols =
-          isFloatDType(T)
-              ? ("rtol " + formatv("{0:e1}", Tol.Rtol) + ", atol " +
-                 formatv("{0:e1}", All.Atol) +
-                 (All.Atol > Tol.Atol ? formatv(" (the spec's {0:e1} x the "
-                                                "output's RMS)",
-                                                Tol.Atol)
-                                            .str()
-                                      : std::string()))
-                    .str()
-          : Tol.Atol > 0 ? formatv("atol {0}", int64_t(Tol.Atol)).str()
-                         : std::string("bit-equality");
-      size_t W = All.WorstIdx;
-      return fail(Reason::WrongResult, Cand,
-                  Twine(All.Bad) + " element checks of '" + AS.Name +
-                      "' fail " + Tols + " (worst at index " + Twine(W) +
-                      ": candidate " + fmtElem(All.WorstRun ? C1 : C0, T, W) +
-                      ", original " + fmtElem(O0, T, W) + ") " + Where);
-    }
+    if (std::optional<Mismatch> M = describeMismatch(
+            All, AS.Name, T, N, K->toleranceFor(AS), Spreads[I].Unwritten,
+            OrigDeterministic, Outs[Orig][0][I], Outs[Cand][0][I],
+            Outs[Cand][1][I], Where))
+      return fail(M->Why, Cand, M->Msg);
   }
   if (Keep)
     *Keep = std::move(*In);

@@ -57,15 +57,18 @@ bool Worker::checkTimedOutputs(
         ArrayRef<uint8_t> R0 = Ref[0][I], R1 = Ref[1][I];
         size_t N = L.Args[I].Count;
         Spread Sp = originalSpread(R0, R1, AS.Type, N, AS.Role == ArgRole::Out);
-        Tally T =
-            compareOutputs(R0, R1, Got, Got, AS.Type, N,
-                           AS.Role == ArgRole::Out, K->toleranceFor(AS), Sp);
+        // Got is compared as both candidate runs, each poisoned with
+        // Poison[0] (Prepare in timeShape).
+        Tally T = compareOutputs(R0, R1, Got, Got, AS.Type, N,
+                                 AS.Role == ArgRole::Out, K->toleranceFor(AS),
+                                 Sp, {Poison[0], Poison[0]});
         if (!T.mismatches())
           continue;
         size_t E = T.firstMismatch();
-        // Both "runs" compared are the same buffer: each element counts
-        // twice.
-        size_t Elems = (T.mismatches() + 1) / 2;
+        // Both "runs" compared are the same buffer: each NaN and value check
+        // counts twice (unwritten elements, and elements the original
+        // leaves unwritten, once).
+        size_t Elems = T.Unwritten + T.Extra + (T.NanBad + T.Bad + 1) / 2;
         return fail(Reason::TimedRunsDiffer, W,
                     formatv("the {0}'s timed launches wrote other values than "
                             "its checked runs: {1} elements of '{2}' (copy {3} "

@@ -30,6 +30,7 @@ static const std::pair<Reason, const char *> ReasonNames[] = {
     {Reason::OutOfBoundsWrite, "out-of-bounds-write"},
     {Reason::WritesInput, "writes-input"},
     {Reason::UnwrittenOutput, "unwritten-output"},
+    {Reason::WritesUnwritten, "writes-unwritten"},
     {Reason::Nondeterministic, "nondeterministic"},
     {Reason::NanMismatch, "nan-mismatch"},
     {Reason::WrongResult, "wrong-result"},

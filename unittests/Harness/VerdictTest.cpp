@@ -39,6 +39,8 @@ TEST(VerdictTest, NamesRoundTrip) {
   EXPECT_EQ(parseReason(reasonName(Reason::TimedRunsDiffer)),
             Reason::TimedRunsDiffer);
   EXPECT_EQ(reasonName(Reason::TimedRunsDiffer), "timed-runs-differ");
+  EXPECT_EQ(parseReason("writes-unwritten"), Reason::WritesUnwritten);
+  EXPECT_EQ(reasonName(Reason::WritesUnwritten), "writes-unwritten");
 }
 
 TEST(VerdictTest, FasterAndSlowerShapesAreMixed) {

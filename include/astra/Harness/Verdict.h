@@ -41,6 +41,7 @@ enum class Reason {
   OutOfBoundsWrite,   ///< guard bytes around a buffer changed
   WritesInput,        ///< an `in` buffer changed
   UnwrittenOutput,    ///< output elements the original writes kept the poison
+  WritesUnwritten,    ///< writes output elements the original leaves unwritten
   Nondeterministic,   ///< two runs on the same inputs differ
   NanMismatch,        ///< NaN where the original has none, or the reverse
   WrongResult,        ///< beyond tolerance (or not bit-equal for integers)

@@ -40,7 +40,8 @@
 // MERGE:      const int i = threadIdx.x;
 // MERGE:      // astra-opt vectorize-loads: any block (every element below the bound, block-stride; the grid stays)
 // MERGE-NEXT: const int vecStride = static_cast<int>(blockDim.x);
-// MERGE-NEXT: if (reinterpret_cast<size_t>(prefix_output) % 16 == 0 &&
+// MERGE-NEXT: if (vecStride < head_size &&
+// MERGE-NEXT:     reinterpret_cast<size_t>(prefix_output) % 16 == 0 &&
 // MERGE:      head_size % (16 / sizeof(T_)) == 0) {
 // MERGE:      for (int vecIdx = i; vecIdx < head_size / VecW; vecIdx += vecStride) {
 // MERGE-NEXT:   const int i = vecIdx * VecW;

@@ -121,5 +121,26 @@ StringSet<> collectIdentifiers(ASTContext &Ctx, const FunctionDecl *K) {
   return Used;
 }
 
+WriteKind writeOf(const clang::Stmt *Par, const clang::Expr *A) {
+  using namespace clang;
+  if (const auto *B = dyn_cast_or_null<BinaryOperator>(Par)) {
+    if (!B->isAssignmentOp() || B->getLHS()->IgnoreParens() != A)
+      return WriteKind::None;
+    return B->isCompoundAssignmentOp() ? WriteKind::Update : WriteKind::Assign;
+  }
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par))
+    return U->isIncrementDecrementOp() ? WriteKind::Update : WriteKind::None;
+  if (const auto *C = dyn_cast_or_null<CXXOperatorCallExpr>(Par)) {
+    if (C->getNumArgs() < 1 || C->getArg(0)->IgnoreParens() != A)
+      return WriteKind::None;
+    OverloadedOperatorKind Op = C->getOperator();
+    if (Op == OO_Equal)
+      return WriteKind::Assign;
+    if (C->isAssignmentOp() || Op == OO_PlusPlus || Op == OO_MinusMinus)
+      return WriteKind::Update;
+  }
+  return WriteKind::None;
+}
+
 } // namespace vectorize
 } // namespace astra

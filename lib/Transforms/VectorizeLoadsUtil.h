@@ -53,6 +53,12 @@ bool isBarrierOrCollective(llvm::StringRef Name);
 llvm::StringSet<> collectIdentifiers(clang::ASTContext &Ctx,
                                      const clang::FunctionDecl *K);
 
+/// How the expression \p Par (the parent of \p A, parentheses skipped)
+/// uses \p A: assigned (`A = v`, also through a class's `operator=`, as
+/// `__half` and `__nv_bfloat16` are), updated (`A += v`, `++A`), or neither.
+enum class WriteKind { None, Assign, Update };
+WriteKind writeOf(const clang::Stmt *Par, const clang::Expr *A);
+
 } // namespace vectorize
 } // namespace astra
 

@@ -157,6 +157,12 @@ struct LaneEditor : RecursiveASTVisitor<LaneEditor> {
       checkWrite(U->getSubExpr(), U);
     return W.Reason.empty();
   }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->getNumArgs() >= 1 &&
+        writeOf(C, C->getArg(0)->IgnoreParens()) != WriteKind::None)
+      checkWrite(C->getArg(0), C);
+    return W.Reason.empty();
+  }
 };
 } // namespace
 

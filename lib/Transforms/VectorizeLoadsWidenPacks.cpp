@@ -98,14 +98,11 @@ void Widener::findPacks() {
     const Stmt *Par = parent(A);
     while (Par && isa<ParenExpr>(Par))
       Par = parent(Par);
-    if (const auto *B = dyn_cast_or_null<BinaryOperator>(Par);
-        B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == A) {
+    if (WriteKind WK = writeOf(Par, A); WK != WriteKind::None) {
       U.Write = true;
-      U.Read = B->isCompoundAssignmentOp();
+      U.Read = WK == WriteKind::Update;
     } else if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Par)) {
-      if (UO->isIncrementDecrementOp()) {
-        U.Write = U.Read = true;
-      } else if (UO->getOpcode() == UO_AddrOf) {
+      if (UO->getOpcode() == UO_AddrOf) {
         const Stmt *G = parent(UO);
         while (G && isa<ImplicitCastExpr, ParenExpr>(G))
           G = parent(G);
@@ -215,11 +212,9 @@ void Widener::checkPointers() {
       const Stmt *Par = parent(A);
       while (Par && isa<ParenExpr>(Par))
         Par = parent(Par);
-      const auto *B = dyn_cast_or_null<BinaryOperator>(Par);
       const auto *UO = dyn_cast_or_null<UnaryOperator>(Par);
-      if ((B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == A) ||
-          (UO &&
-           (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf))) {
+      if (writeOf(Par, A) != WriteKind::None ||
+          (UO && UO->getOpcode() == UO_AddrOf)) {
         refuse(A->getBeginLoc(),
                "the body writes '" + text(A->getSourceRange()) +
                    "'; only stores through pointer variables declared "
@@ -238,11 +233,8 @@ void Widener::checkPointers() {
     const Stmt *Par = parent(A);
     while (Par && isa<ParenExpr>(Par))
       Par = parent(Par);
-    const auto *B = dyn_cast_or_null<BinaryOperator>(Par);
     const auto *UO = dyn_cast_or_null<UnaryOperator>(Par);
-    bool Writes =
-        (B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == A) ||
-        (UO && UO->isIncrementDecrementOp());
+    bool Writes = writeOf(Par, A) != WriteKind::None;
     if (It != Packs.end()) {
       U.Keys.insert(It->Key);
       U.Atomic |= It->Atomic != nullptr;

@@ -201,12 +201,28 @@ TEST(CompareTest, TimedOutputsLeaveRunZerosPoison) {
   EXPECT_EQ(compareOutputs(R0, R1, Got, Got, DType::F32, N, true, Tol, S).Extra,
             45u);
   // And an element the original writes that the timed launch left holding
-  // the poison is unwritten.
+  // the poison differs from the reference (one poison cannot tell "left
+  // unwritten" from "wrote the poison's bytes": it is judged by value).
   std::memset(&Got[60 * 4], Poison[0], 4);
   Tally U = compareOutputs(R0, R1, Got, Got, DType::F32, N, true, Tol, S,
                            {Poison[0], Poison[0]});
-  EXPECT_EQ(U.Unwritten, 1u);
-  EXPECT_EQ(U.FirstUnwritten, 60u);
+  EXPECT_EQ(U.Unwritten, 0u);
+  EXPECT_EQ(U.NanBad + U.Bad, 4u); // elements 60 and 1000, twice each
+}
+
+// An int8 output whose written value has the poison's bytes (-1 under 0xFF):
+// in a timed launch's copy it is the right value, not an unwritten element
+// (corpus-accept-quant-step.test on an H100 refused quant.one_step so).
+TEST(CompareTest, TimedOutputsMayWriteThePoisonsBytes) {
+  const size_t M = 256;
+  std::vector<uint8_t> R0(M), R1(M);
+  for (size_t I = 0; I < M; ++I)
+    R0[I] = R1[I] = uint8_t(I); // includes 0xFF: -1
+  Spread S = originalSpread(R0, R1, DType::I8, M, true);
+  EXPECT_EQ(S.Unwritten, 0u);
+  Tally T = compareOutputs(R0, R1, R0, R0, DType::I8, M, true, {}, S,
+                           {Poison[0], Poison[0]});
+  EXPECT_EQ(T.mismatches(), 0u);
 }
 
 // The refusal each tally gives, in the order of docs/harness.md, with the

@@ -296,8 +296,7 @@ void SearchAgent::addSizeDependent(const AgentContext &Ctx) {
       if (S.Generated || !S.Timing)
         continue;
       std::optional<uint64_t> T = ThreadsOf(S.Shape);
-      Known &= T.has_value();
-      if (!T)
+      if (!(Known = T.has_value()))
         break;
       ++Timed;
       if (S.Timing->Verdict == Verdict::Slower) {

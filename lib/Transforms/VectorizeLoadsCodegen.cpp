@@ -314,6 +314,18 @@ static void writeTail(raw_ostream &OS, const VecLoopPlan &Plan) {
      << Plan.BodyText << "\n}\n";
 }
 
+/// The original's other exit conditions: with statements after the bound
+/// check's block, an exit skips the elements only (an `if` the caller closes;
+/// returns true), else it returns.
+static bool writeExits(raw_ostream &OS, const VecLoopPlan &Plan) {
+  bool Skip = !Plan.OtherExits.empty() && Plan.HasTrailing;
+  if (Skip)
+    OS << "if (!(" << join(Plan.OtherExits, " || ") << ")) {\n";
+  else if (!Plan.OtherExits.empty())
+    OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
+  return Skip;
+}
+
 /// The any-grid form: grid-stride loops over the packs, the tail and, as
 /// the fallback, the original's elements, so any grid covers [0, n). With a
 /// per-block index (the any-block form) the same loops stride by the block:
@@ -332,13 +344,7 @@ static std::string generateAnyGrid(const VecLoopPlan &Plan) {
   // so a grid shrunk only from some size on (launch:min-threads) leaves the
   // small launches as fast as before.
   writeGuard(OS, Plan, {Stride + " < " + End});
-  // With statements after the bound check's block (the any-block form), an
-  // exit condition skips the elements only.
-  bool Skip = !Plan.OtherExits.empty() && Plan.HasTrailing;
-  if (Skip)
-    OS << "if (!(" << join(Plan.OtherExits, " || ") << ")) {\n";
-  else if (!Plan.OtherExits.empty())
-    OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
+  bool Skip = writeExits(OS, Plan);
   writeWidthAndUnions(OS, Plan);
   OS << "for (" << T << " " << Idx << " = " << I << "; " << Idx << " < " << End
      << " / " << W << "; " << Idx << " += " << Stride << ") {\n";
@@ -369,13 +375,7 @@ std::string generatePerThread(const VecLoopPlan &Plan) {
   raw_string_ostream OS(S);
   const std::string &W = Plan.NameW, &I = Plan.IVName, &T = Plan.IVType;
   writeGuard(OS, Plan);
-  // With statements after the bound check's block, an exit skips the
-  // elements only.
-  bool Skip = !Plan.OtherExits.empty() && Plan.HasTrailing;
-  if (Skip)
-    OS << "if (!(" << join(Plan.OtherExits, " || ") << ")) {\n";
-  else if (!Plan.OtherExits.empty())
-    OS << "if (" << join(Plan.OtherExits, " || ") << ")\n  return;\n";
+  bool Skip = writeExits(OS, Plan);
   writeWidthAndUnions(OS, Plan);
   // The original runs element i on thread i for i < min(n, threads): so
   // does the vector loop, a pack per thread and step, for any grid (for

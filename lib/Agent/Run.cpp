@@ -1,5 +1,6 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
 #include "astra/Agent/Run.h"
+#include "astra/Agent/Plan.h"
 #include "Clock.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Support/Error.h"
@@ -81,6 +82,60 @@ static unsigned packWidth(const KernelSpec &K) {
   return Narrowest && Narrowest <= 16 ? 16 / Narrowest : 0;
 }
 
+/// fold-blocks steps for \p K whose bound the spec gives: a grid dimension
+/// (x or y) whose extent is a variable that an integer scalar argument
+/// takes as its value (`"grid": ["T", "H"]` with `num_heads` = H), the
+/// longest extent at the last shape first.
+static std::vector<std::string> foldSteps(const KernelSpec &K,
+                                          StringRef Source) {
+  std::vector<std::pair<int64_t, std::string>> Steps;
+  for (size_t D = 0; D < K.Grid.size() && D < 2; ++D) {
+    std::vector<std::string> Vars = K.Grid[D].variables();
+    if (Vars.size() != 1 || K.Grid[D].text() != Vars[0] || K.Shapes.empty())
+      continue;
+    int64_t Extent = K.Shapes.back().lookup(Vars[0]).value_or(0);
+    for (const ArgSpec &A : K.Args)
+      if (A.IsScalar && !A.IsStruct && !A.Value.IsFloat &&
+          A.Value.Int.text() == Vars[0]) {
+        Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
+                                     ",bound=" + A.Name +
+                                     ",dim=" + (D ? "y" : "x")});
+        break;
+      }
+  }
+  // The longest extent first: folding it leaves the most blocks.
+  llvm::stable_sort(Steps, [](const auto &A, const auto &B) {
+    return A.first > B.first;
+  });
+  std::vector<std::string> Out;
+  for (auto &[Extent, Step] : Steps)
+    Out.push_back(std::move(Step));
+  return Out;
+}
+
+/// The threads per block of \p K's last shape under the launch of \p Steps.
+static uint64_t blockThreadsAfter(const KernelSpec &K, StringRef Source,
+                                  const std::vector<std::string> &Steps) {
+  if (K.Shapes.empty())
+    return 0;
+  Expected<LaunchOverrides> O = launchOverridesOf(Steps, Source);
+  if (!O) {
+    consumeError(O.takeError());
+    return 0;
+  }
+  const Shape &S = K.Shapes.back();
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  if (!L) {
+    consumeError(L.takeError());
+    return 0;
+  }
+  if (Error E = resolveCandidateLaunch(K, S, *O, *L)) {
+    consumeError(std::move(E));
+    return 0;
+  }
+  return uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
+}
+
 Expected<AgentResult> runAgent(const CompileSetup &Setup,
                                const AgentOptions &Opts) {
   auto Start = Clock::now();
@@ -141,6 +196,11 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.SpecNoAlias = K->NoAlias;
     Ctx.TunableSteps = tunableSteps(*K, KI->Name);
     Ctx.PackWidth = packWidth(*K);
+    Ctx.FoldSteps = foldSteps(*K, KI->Name);
+    Ctx.BlockThreadsAfter = [K, Source = KI->Name](
+                                const std::vector<std::string> &Steps) {
+      return blockThreadsAfter(*K, Source, Steps);
+    };
     for (const Shape &S : K->Shapes)
       if (Expected<ResolvedLaunch> L = resolve(*K, S))
         Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Agent.h"
+#include "SearchFold.h"
 #include "astra/Agent/Plan.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -43,8 +44,9 @@ namespace {
 /// comes first, so that a tight budget tries it first.
 unsigned rewritePriority(StringRef Name) {
   static const char *Order[] = {
-      "vectorize-loads", "register-cache",  "warp-reduce", "fast-math",
-      "hoist-invariant", "read-only-cache", "launch",      "unroll"};
+      "vectorize-loads", "register-cache",  "warp-reduce", "fold-blocks",
+      "fast-math",       "hoist-invariant", "read-only-cache", "launch",
+      "unroll"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;
@@ -141,6 +143,29 @@ void SearchAgent::expand(const AgentContext &Ctx,
   bool HasLaunch = llvm::any_of(Base, [](const std::string &S) {
     return StringRef(S).starts_with("launch:");
   });
+  std::vector<std::string> Folds = foldStepsFor(Ctx, *Options);
+  // Folds after \p Steps, as Option then Then on Base.
+  auto AddFolds = [&](const std::vector<std::string> &Steps,
+                      const std::string &Option,
+                      std::vector<std::string> Then, const RewriteParams &P,
+                      const std::string &Why) {
+    for (const FoldProposal &F : proposeFolds(Ctx, Steps, Folds)) {
+      std::vector<std::string> T = Then;
+      T.push_back(F.Fold);
+      T.push_back(F.Launch);
+      if (Entry *E = add(Base, Option, T, P)) {
+        E->Rationale = Why.empty() ? F.Rationale : Why + "; " + F.Rationale;
+        E->Reassociates = Reassociating.contains(formatSteps(Base));
+      }
+    }
+  };
+  for (const std::string &Fold : Folds) {
+    Expected<RewriteParams> FP = RewriteParams::parse(Fold);
+    if (FP)
+      AddFolds(Base, Fold, {}, *FP, "");
+    else
+      consumeError(FP.takeError());
+  }
   for (const RewriteOption &O : *Options) {
     if (!allowed(Ctx, O))
       continue;
@@ -192,15 +217,27 @@ void SearchAgent::expand(const AgentContext &Ctx,
         Launch += ",block-x-div=" + std::to_string(BlockDiv);
         Why += ", the block's x extent / " + std::to_string(BlockDiv);
       }
-      if (Entry *E = add(Base, formatRewriteParams(Any), {Launch}, Any)) {
-        E->Rationale = O.Detail +
-                       (O.BlockSplitOnly ? "; any block" : "; any grid") + Why +
-                       (GridDiv * BlockDiv == Div
-                            ? " (one pack per thread instead of one element)"
-                            : " (two packs per thread)");
+      std::string Rationale =
+          O.Detail + (O.BlockSplitOnly ? "; any block" : "; any grid") + Why +
+          (GridDiv * BlockDiv == Div
+               ? " (one pack per thread instead of one element)"
+               : " (two packs per thread)");
+      std::string AnyText = formatRewriteParams(Any);
+      if (Entry *E = add(Base, AnyText, {Launch}, Any)) {
+        E->Rationale = Rationale;
         E->ChangesRounding = O.ChangesRounding;
         E->Reassociates =
             O.Reassociates || Reassociating.contains(formatSteps(Base));
+      }
+      // The shrunk blocks, folded: K of them as the rows of one.
+      std::vector<std::string> Split = Base;
+      Split.push_back(AnyText);
+      Split.push_back(Launch);
+      size_t Before = Frontier.size();
+      AddFolds(Split, AnyText, {Launch}, Any, Rationale);
+      for (size_t I = Before; I < Frontier.size(); ++I) {
+        Frontier[I].ChangesRounding = O.ChangesRounding;
+        Frontier[I].Reassociates |= O.Reassociates;
       }
     }
   }

@@ -2,8 +2,9 @@
 //
 // A candidate made by the `launch` rewrite runs with another launch than the
 // original: tunable variables set to other values (`B=512`), the grid's or
-// the block's x extent divided (`grid-x-div=8`), the divisions only from a
-// launch size on (`min-threads=N`). The spec is resolved once
+// the block's x extent divided (`grid-x-div=8`), blocks of the grid folded
+// into the block's rows (`fold-y=8`, after fold-blocks), the divisions only
+// from a launch size on (`min-threads=N`). The spec is resolved once
 // more per shape with the variables set; the buffers and scalar arguments
 // must come out identical (both parties run on the same data), only the
 // grid, block and dynamic shared memory may differ. docs/harness.md,
@@ -62,6 +63,10 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("grid-x-div=" + std::to_string(GridXDiv));
   if (BlockXDiv != 1)
     Parts.push_back("block-x-div=" + std::to_string(BlockXDiv));
+  if (FoldX != 1)
+    Parts.push_back("fold-x=" + std::to_string(FoldX));
+  if (FoldY != 1)
+    Parts.push_back("fold-y=" + std::to_string(FoldY));
   if (MinThreads)
     Parts.push_back("min-threads=" + std::to_string(MinThreads));
   return join(Parts, ",");
@@ -83,12 +88,21 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     MinThreads = Value;
     return Error::success();
   }
+  if (Name == "fold-x" || Name == "fold-y") {
+    if (Value > MaxThreadsPerBlock)
+      return makeInputError("launch override '" + Name + "=" + Twine(Value) +
+                            "': at most " + Twine(MaxThreadsPerBlock) +
+                            " rows per block");
+    (Name == "fold-x" ? FoldX : FoldY) = Value;
+    return Error::success();
+  }
   bool Ident = !Name.empty() && (isAlpha(Name[0]) || Name[0] == '_') &&
                all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
   if (!Ident)
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
-                          "grid-x-div, block-x-div or min-threads");
+                          "grid-x-div, block-x-div, fold-x, fold-y or "
+                          "min-threads");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -158,6 +172,20 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
   L.Cand.Block[0] =
       uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
+  for (auto [Dim, K] : {std::pair<int, int64_t>{0, O.FoldX}, {1, O.FoldY}}) {
+    if (K == 1)
+      continue;
+    L.Cand.Grid[Dim] = uint32_t(divideCeil(L.Cand.Grid[Dim], uint64_t(K)));
+    uint64_t Rows = uint64_t(L.Cand.Block[1]) * K;
+    uint64_t Threads = Rows * L.Cand.Block[0] * L.Cand.Block[2];
+    if (Threads > uint64_t(MaxThreadsPerBlock))
+      return makeInputError(What + " on shape {" + S.str() + "}: block (" +
+                            Twine(L.Cand.Block[0]) + ", " + Twine(Rows) +
+                            ", " + Twine(L.Cand.Block[2]) + ") has " +
+                            Twine(Threads) + " threads, more than " +
+                            Twine(MaxThreadsPerBlock));
+    L.Cand.Block[1] = uint32_t(Rows);
+  }
   return Error::success();
 }
 

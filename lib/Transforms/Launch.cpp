@@ -8,6 +8,9 @@
 //                                   its values: docs/spec.md, `tunable`)
 //   launch:kernel=k,grid-x-div=8    the grid's x extent divided, rounded up
 //   launch:kernel=k,block-x-div=2   the block's x extent divided, rounded up
+//   launch:kernel=k,fold-y=8        8 of the grid's y blocks as the rows of
+//                                   one block (grid.y / 8, block.y x 8),
+//                                   after fold-blocks:dim=y (FoldBlocks.cpp)
 //   min-threads=N                   the divisions only where the launch has
 //                                   at least N threads (size-dependent)
 //   block=512                       the new threads per block, for the edits
@@ -34,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
+#include "FoldBlocks.h"
 #include "LaunchConst.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
@@ -67,12 +71,15 @@ struct LaunchCollector : RecursiveASTVisitor<LaunchCollector> {
 struct LaunchChange {
   std::vector<std::string> Vars; ///< "B=512"
   int64_t GridDiv = 1, BlockDiv = 1;
+  int64_t FoldX = 1, FoldY = 1; ///< blocks folded into the block's rows
   int64_t Block = 0; ///< 0: not given
   /// The divisions only where the launch has this many threads (0: always).
   int64_t MinThreads = 0;
   bool empty() const {
-    return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block;
+    return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
+           FoldX == 1 && FoldY == 1;
   }
+  bool folds() const { return FoldX > 1 || FoldY > 1; }
   std::string describe() const {
     std::vector<std::string> Parts = Vars;
     if (GridDiv > 1)
@@ -80,9 +87,14 @@ struct LaunchChange {
     if (BlockDiv > 1)
       Parts.push_back("block.x / " + std::to_string(BlockDiv) +
                       " (rounded up)");
+    for (auto [D, K] : {std::pair<char, int64_t>{'x', FoldX}, {'y', FoldY}})
+      if (K > 1)
+        Parts.push_back(std::string("grid.") + D + " / " + std::to_string(K) +
+                        " (rounded up) with block.y x " + std::to_string(K) +
+                        " (" + std::to_string(K) + " blocks as the rows of one)");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
-    if (MinThreads && (GridDiv > 1 || BlockDiv > 1))
+    if (MinThreads && (GridDiv > 1 || BlockDiv > 1 || folds()))
       Parts.push_back("divided only where the launch has at least " +
                       std::to_string(MinThreads) + " threads");
     return join(Parts, ", ");
@@ -123,6 +135,11 @@ public:
             Int("block-x-div", "1", 1, 1024,
                 "divide the block's x extent (rounded up); needs "
                 "vectorize-loads:any-grid=1 (also at a per-block index)"),
+            Int("fold-x", "1", 1, 1024,
+                "run this many of the grid's x blocks as the rows of one "
+                "block (grid.x / K, block.y x K); needs fold-blocks:dim=x"),
+            Int("fold-y", "1", 1, 1024,
+                "the same for the grid's y blocks; needs fold-blocks:dim=y"),
             Int("min-threads", "0", 0, int64_t(1) << 40,
                 "divide only where the launch has at least this many threads "
                 "(grid x block); smaller launches stay as they are"),
@@ -140,13 +157,15 @@ protected:
     for (const auto &KV : P.Values) {
       StringRef Key = KV.getKey();
       if (Key != "grid-x-div" && Key != "block-x-div" && Key != "block" &&
-          Key != "min-threads")
+          Key != "min-threads" && Key != "fold-x" && Key != "fold-y")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
     for (auto [Key, Out] :
          {std::pair<StringRef, int64_t *>{"grid-x-div", &C.GridDiv},
           {"block-x-div", &C.BlockDiv},
+          {"fold-x", &C.FoldX},
+          {"fold-y", &C.FoldY},
           {"min-threads", &C.MinThreads},
           {"block", &C.Block}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
@@ -181,6 +200,23 @@ protected:
                "tokens and heads); divide the block instead (block-x-div)");
         continue;
       }
+      std::string FoldWhy;
+      for (auto [D, K] :
+           {std::pair<char, int64_t>{'x', C.FoldX}, {'y', C.FoldY}})
+        if (K > 1 && FoldWhy.empty() &&
+            !KernelText.contains(getFoldMarker(D)))
+          FoldWhy = std::string("folding the grid's ") + D +
+                    " blocks into the block's rows needs a kernel whose "
+                    "rows take blocks of the grid: apply fold-blocks:dim=" +
+                    D + " first";
+      if (C.FoldX > 1 && C.FoldY > 1)
+        FoldWhy = "fold-x and fold-y both share block.y: give one";
+      if (C.FoldX > 1 && C.GridDiv > 1)
+        FoldWhy = "fold-x and grid-x-div both change grid.x: give one";
+      if (!FoldWhy.empty()) {
+        Refuse(FoldWhy);
+        continue;
+      }
       if ((C.GridDiv > 1 || C.BlockDiv > 1) && !AnyGrid && !AnyBlock) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
                "cover every element for any grid: apply "
@@ -212,6 +248,12 @@ protected:
         Refuse(Sizes.ConstantIssue);
         continue;
       }
+      if (C.folds() && !Sizes.Constants.empty()) {
+        Refuse("the block size is the constant " + Sizes.Constants[0].Name +
+               ": a folded launch is two-dimensional (block.y = K), which "
+               "the constant cannot say; change the launch by hand");
+        continue;
+      }
       if (C.MinThreads && C.BlockDiv > 1 && !Sizes.Constants.empty()) {
         Refuse("the block size is the constant " + Sizes.Constants[0].Name +
                ": it cannot be divided only from min-threads on (one value "
@@ -226,7 +268,7 @@ protected:
         const Expr *Max = LB->getMaxThreads();
         std::string Why =
             Max ? getMacroReason(RC, Max->getSourceRange()) : "no thread count";
-        if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1)) {
+        if (!C.Block && (!C.Vars.empty() || C.BlockDiv > 1 || C.folds())) {
           Refuse("the kernel declares __launch_bounds__: give block=<threads "
                  "per block> of the new launch so that it is rewritten too");
           continue;
@@ -258,6 +300,14 @@ protected:
       for (const CUDAKernelCallExpr *Call : Mine) {
         const CallExpr *Config = Call->getConfig();
         std::string At = getLineCol(RC, Call->getBeginLoc());
+        if (C.folds()) {
+          // The block becomes two-dimensional: a dim3 the text may not have.
+          Warnings.push_back("the launch at " + At +
+                             " must fold the grid into block.y: change it "
+                             "by hand, as the launch contract in the plan "
+                             "and the report says");
+          continue;
+        }
         auto Arg = [&](unsigned I, int64_t Div, int64_t Set, StringRef What) {
           if (Div <= 1 && !Set)
             return;

@@ -17,6 +17,8 @@ StringRef getParamKindName(RewriteParamKind K) {
     return "enum";
   case RewriteParamKind::Subset:
     return "subset";
+  case RewriteParamKind::Name:
+    return "name";
   }
   llvm_unreachable("unknown parameter kind");
 }
@@ -34,6 +36,8 @@ std::string ParamDesc::describeType() const {
     return Out + " " + join(Choices, "|");
   case RewriteParamKind::Subset:
     return Out + " all|" + join(Choices, "+");
+  case RewriteParamKind::Name:
+    return Out + " (an identifier)";
   }
   llvm_unreachable("unknown parameter kind");
 }
@@ -81,6 +85,12 @@ Error ParamDesc::check(StringRef Rewrite, StringRef Value) const {
                               "; known: all, " + join(Choices, "+"));
     return Error::success();
   }
+  case RewriteParamKind::Name:
+    if (!Value.empty() && !(isAlpha(Value[0]) || Value[0] == '_'))
+      return Refuse("an identifier");
+    if (!all_of(Value, [](char C) { return isAlnum(C) || C == '_'; }))
+      return Refuse("an identifier");
+    return Error::success();
   }
   llvm_unreachable("unknown parameter kind");
 }

@@ -63,6 +63,17 @@ TEST(ParamDescTest, BoolEnumSubset) {
   EXPECT_EQ(S.describeType(), "subset all|exp+div");
 }
 
+TEST(ParamDescTest, Name) {
+  ParamDesc N{"bound", RewriteParamKind::Name, "", {""}, ""};
+  EXPECT_EQ(errorOf(N.check("r", "num_heads")), "");
+  EXPECT_EQ(errorOf(N.check("r", "")), "");
+  EXPECT_EQ(errorOf(N.check("r", "2n")),
+            "rewrite 'r': parameter 'bound' must be an identifier, got '2n'");
+  EXPECT_EQ(errorOf(N.check("r", "n-1")),
+            "rewrite 'r': parameter 'bound' must be an identifier, got 'n-1'");
+  EXPECT_EQ(N.describeType(), "name (an identifier)");
+}
+
 /// Every value a rewrite offers the search passes its own check, and so does
 /// every default.
 TEST(ParamDescTest, CatalogueValuesAreValid) {

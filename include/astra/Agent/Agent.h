@@ -98,6 +98,15 @@ struct AgentContext {
   /// threads of its launch in all: where a size-dependent launch
   /// (`launch:min-threads=N`) would start.
   std::vector<std::pair<std::string, uint64_t>> ShapeThreads;
+  /// fold-blocks steps with the bound the spec gives
+  /// (`fold-blocks:kernel=k,dim=y,bound=num_heads`: the grid's y extent is
+  /// the scalar argument num_heads's value); a fold whose kernel guards its
+  /// own index is among the catalogue options instead.
+  std::vector<std::string> FoldSteps;
+  /// The threads per block at the spec's last (largest) shape under the
+  /// launch steps of a plan; 0 when unknown.
+  std::function<uint64_t(const std::vector<std::string> &Steps)>
+      BlockThreadsAfter;
   const std::vector<Evaluation> *History = nullptr;
   const Evaluation *Best = nullptr; ///< the best verified so far, or null
   unsigned Round = 0;

@@ -320,25 +320,33 @@ struct LaunchOverrides {
   /// many threads in all (`min-threads=N`; 0: everywhere): a size-dependent
   /// launch, as host launchers choose one by problem size.
   int64_t MinThreads = 0;
+  /// `fold-x=K` / `fold-y=K`: the grid's x (or y) extent divided by K
+  /// (rounded up) and the block's y extent multiplied by K, so that each
+  /// block runs K of the original blocks as its rows (after fold-blocks).
+  int64_t FoldX = 1, FoldY = 1;
 
   bool empty() const {
-    return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 && MinThreads == 0;
+    return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 &&
+           MinThreads == 0 && FoldX == 1 && FoldY == 1;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
-  /// `block-x-div` / `min-threads`. Values must be positive.
+  /// `block-x-div` / `min-threads` / `fold-x` / `fold-y`. Values must be
+  /// positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
     return Vars == O.Vars && GridXDiv == O.GridXDiv &&
-           BlockXDiv == O.BlockXDiv && MinThreads == O.MinThreads;
+           BlockXDiv == O.BlockXDiv && MinThreads == O.MinThreads &&
+           FoldX == O.FoldX && FoldY == O.FoldY;
   }
 };
 
 /// Resolves \p K on \p S once more with \p O's variables set (each must be
-/// tunable), divides the grid's and block's x extents (where the launch has
-/// at least \p O.MinThreads threads), and stores the result
+/// tunable), divides the grid's and block's x extents and folds the grid's
+/// blocks into the block's rows (where the launch has at least
+/// \p O.MinThreads threads), and stores the result
 /// in \p L.Cand (\p L is resolve(K, S)). Errors: a variable that is not
 /// tunable, a launch beyond the limits, and buffers or scalar arguments that
 /// differ from \p L's (a tunable variable may size only the launch).

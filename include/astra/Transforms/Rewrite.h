@@ -54,6 +54,7 @@ enum class RewriteParamKind {
   Bool,   ///< 0 or 1
   Enum,   ///< one of Choices
   Subset, ///< `all`, or a '+'-separated subset of Choices (`exp+div`)
+  Name,   ///< an identifier (a kernel parameter), or empty for the default
 };
 
 /// One declared parameter of a rewrite: its type, what it may be set to, and

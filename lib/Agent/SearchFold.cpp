@@ -1,0 +1,92 @@
+//===- SearchFold.cpp - Folds the search proposes -------------------------===//
+//
+// A kernel whose blocks are small (a head of 128 halves in 16 threads of
+// 16-byte packs, a CSR row in 32 threads) runs out of an SM's block slots
+// (32 on sm_80/sm_90) long before its thread slots (2048): at most 512 of
+// 2048 threads busy, too few bytes in flight to reach the memory bandwidth.
+// fold-blocks lets a launch run K of the grid's blocks as the rows of one
+// (`launch:fold-y=K`); the search tries the K that make 128 and 256 threads.
+//
+//===----------------------------------------------------------------------===//
+#include "SearchFold.h"
+#include "astra/Transforms/Enumerate.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+using namespace llvm;
+
+namespace astra {
+
+static char foldDim(StringRef Step) {
+  Expected<RewriteParams> P = RewriteParams::parse(Step);
+  if (!P) {
+    consumeError(P.takeError());
+    return 0;
+  }
+  std::string D = P->getString("dim", "y");
+  return D.size() == 1 ? D[0] : 0;
+}
+
+std::vector<std::string> foldStepsFor(const AgentContext &Ctx,
+                                      ArrayRef<RewriteOption> Options) {
+  std::vector<std::string> Steps;
+  std::vector<char> Dims;
+  auto Add = [&](const std::string &Step) {
+    char D = foldDim(Step);
+    if (D && !is_contained(Dims, D)) {
+      Dims.push_back(D);
+      Steps.push_back(Step);
+    }
+  };
+  for (const RewriteOption &O : Options)
+    if (O.Params.Name == "fold-blocks")
+      Add(formatRewriteParams(O.Params));
+  for (const std::string &Step : Ctx.FoldSteps)
+    Add(Step);
+  // One: each fold takes two block sizes, and a budget of two dozen
+  // candidates has room for one dimension.
+  if (Steps.size() > 1)
+    Steps.resize(1);
+  return Steps;
+}
+
+std::vector<FoldProposal> proposeFolds(const AgentContext &Ctx,
+                                       const std::vector<std::string> &Steps,
+                                       ArrayRef<std::string> Folds) {
+  std::vector<FoldProposal> Out;
+  if (Folds.empty() || !Ctx.BlockThreadsAfter ||
+      any_of(Steps, [](const std::string &S) {
+        return StringRef(S).starts_with("fold-blocks");
+      }))
+    return Out;
+  uint64_t Threads = Ctx.BlockThreadsAfter(Steps);
+  if (!Threads || Threads > 128)
+    return Out;
+  std::vector<uint64_t> Ks;
+  for (uint64_t Target : {256, 128}) {
+    uint64_t K = Target / Threads;
+    if (K >= 2 && !is_contained(Ks, K))
+      Ks.push_back(K);
+  }
+  for (const std::string &Fold : Folds) {
+    Expected<RewriteParams> P = RewriteParams::parse(Fold);
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
+    }
+    std::string Dim = P->getString("dim", "y");
+    for (uint64_t K : Ks)
+      Out.push_back(
+          {Fold,
+           "launch:kernel=" + P->Kernel + ",fold-" + Dim + "=" +
+               std::to_string(K),
+           "blocks of " + std::to_string(Threads) + " threads: " +
+               std::to_string(K) + " of the grid's " + Dim +
+               " blocks as the rows of one (" + std::to_string(Threads * K) +
+               " threads), so that an SM's block slots no longer limit the "
+               "threads it runs"});
+  }
+  return Out;
+}
+
+} // namespace astra

@@ -1,0 +1,404 @@
+//===- FoldBlocks.cpp - Blocks of the grid as rows of one block -----------===//
+//
+// fold-blocks:kernel=k,dim=y[,bound=P]: in a kernel whose threads run along
+// x only and whose blocks each take one index of the grid's y (or x) extent,
+// a block's rows (threadIdx.y) become consecutive blocks of the original
+// grid:
+//
+//   const unsigned int foldY = blockIdx.y * blockDim.y + threadIdx.y;
+//   if (foldY >= static_cast<unsigned int>(P)) return;   // with bound=P
+//
+// and every `blockIdx.y` of the kernel reads foldY. Under the original launch
+// (block.y = 1) foldY is blockIdx.y and the guard never fires: the kernel does
+// what it did. Under `launch:fold-y=K` (grid.y / K rounded up, block.y = K)
+// each block runs K of the original blocks side by side, so that small
+// blocks (a head of 128 halves carried by 16 threads of 16-byte packs) fill
+// an SM's thread slots instead of running out of its block slots (32 per SM
+// on sm_80 and sm_90).
+//
+// The bound is the original grid's extent, which the folded kernel no longer
+// sees: `bound=P`, an integer parameter (the agent takes it from the spec
+// when the grid's extent is a scalar argument's value; the site says it
+// assumes so), or a guard the kernel already has: `if (v >= n) return;` on a
+// variable initialised from blockIdx.y, with only plain declarations (no
+// memory reads, no calls) before it.
+//
+// Refused, with the reason: a kernel that reads threadIdx.y or blockDim.y (a
+// 2-D block of its own), gridDim of the folded dimension (its extent
+// changes), shared memory, barriers, warp collectives or inline assembly (a
+// block's rows would share them), a device function it reaches that reads
+// blockIdx, threadIdx.y, blockDim.y or gridDim (not rewritten), and a
+// blockIdx inside a macro expansion.
+//
+//===----------------------------------------------------------------------===//
+#include "EditBatch.h"
+#include "FoldBlocks.h"
+#include "FreshName.h"
+#include "Rewrites.h"
+#include "SiteUtil.h"
+#include "astra/Frontend/DeviceFunctions.h"
+#include "astra/Frontend/ExprMatch.h"
+#include "astra/Frontend/Kernels.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+std::string getFoldMarker(char Dim) {
+  return std::string("astra-opt fold-blocks: blockIdx.") + Dim + " -> blockIdx." +
+         Dim + " * blockDim.y + threadIdx.y";
+}
+
+namespace {
+
+/// Calls a block's rows would share: barriers, warp collectives.
+bool isCollective(StringRef Name) {
+  for (StringRef P : {"__syncthreads", "__syncwarp", "__shfl", "__ballot",
+                      "__any", "__all", "__uni", "__activemask", "__match",
+                      "__reduce", "__barrier", "__threadfence_block",
+                      "this_thread_block", "tiled_partition", "this_grid",
+                      "coalesced_threads"})
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
+/// What a kernel body (or a device function it reaches) holds that a fold
+/// must see: the uses of blockIdx.<Dim>, and the first thing that forbids it.
+struct FoldScan : RecursiveASTVisitor<FoldScan> {
+  char Dim;
+  bool InKernel; ///< false: a device function (nothing there is rewritten)
+  std::vector<const Expr *> Uses;
+  DenseSet<unsigned> Seen;
+  std::string Why;
+  SourceLocation WhyLoc;
+
+  FoldScan(char Dim, bool InKernel) : Dim(Dim), InKernel(InKernel) {}
+
+  void refuse(const Twine &W, SourceLocation L) {
+    if (Why.empty()) {
+      Why = W.str();
+      WhyLoc = L;
+    }
+  }
+  void builtin(const Expr *E) {
+    std::optional<CudaBuiltin> B = matchCudaBuiltin(E);
+    if (!B || !Seen.insert(E->getBeginLoc().getRawEncoding()).second)
+      return;
+    std::string Name = B->str();
+    if (B->Var == "blockIdx" && B->Dim == Dim) {
+      if (InKernel)
+        Uses.push_back(E);
+      else
+        refuse("a device function it calls reads " + Name +
+                   " (only the kernel's body is rewritten)",
+               E->getBeginLoc());
+    } else if ((B->Var == "threadIdx" || B->Var == "blockDim") &&
+               B->Dim != 'x') {
+      refuse("it reads " + Name +
+                 ": its block is not one row of threads along x",
+             E->getBeginLoc());
+    } else if (B->Var == "gridDim" && (B->Dim == Dim || !InKernel)) {
+      refuse("it reads " + Name + ", which a folded launch changes",
+             E->getBeginLoc());
+    } else if (!InKernel && B->Var == "blockIdx") {
+      refuse("a device function it calls reads " + Name +
+                 " (only the kernel's body is rewritten)",
+             E->getBeginLoc());
+    }
+  }
+  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
+    builtin(E);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    builtin(E);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    std::string Name = getCalleeName(C);
+    if (isCollective(Name))
+      refuse("it calls " + Name + ", which a block's rows would share",
+             C->getBeginLoc());
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->hasAttr<CUDASharedAttr>())
+      refuse("it declares the shared array '" + V->getName() +
+                 "', which a block's rows would share",
+             V->getLocation());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
+      if (V->hasAttr<CUDASharedAttr>())
+        refuse("it uses the shared variable '" + V->getName() +
+                   "', which a block's rows would share",
+               E->getBeginLoc());
+    return true;
+  }
+  bool VisitAsmStmt(AsmStmt *S) {
+    refuse("it holds inline assembly (a barrier or a collective, possibly)",
+           S->getBeginLoc());
+    return true;
+  }
+};
+
+/// Whether \p E computes a value without reading memory or calling
+/// anything but the built-in index variables.
+bool isPlainValue(const Expr *E) {
+  if (!E)
+    return true;
+  E = E->IgnoreParenImpCasts();
+  if (matchCudaBuiltin(E))
+    return true;
+  if (isa<ArraySubscriptExpr>(E) || isa<CallExpr>(E) ||
+      isa<PseudoObjectExpr>(E))
+    return false;
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->getOpcode() == UO_Deref || U->isIncrementDecrementOp())
+      return false;
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    if (B->isAssignmentOp())
+      return false;
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    if (M->isArrow())
+      return false;
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (!isPlainValue(CE))
+        return false;
+  return true;
+}
+
+/// Whether \p E mentions any of threadIdx, blockIdx.
+bool readsThreadIndex(const Expr *E) {
+  if (!E)
+    return false;
+  if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E))
+    return B->Var == "threadIdx" || B->Var == "blockIdx";
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (readsThreadIndex(CE))
+        return true;
+  return false;
+}
+
+/// Whether anything in \p S writes \p V or takes its address.
+struct WriteFinder : RecursiveASTVisitor<WriteFinder> {
+  const VarDecl *V;
+  bool Found = false;
+  explicit WriteFinder(const VarDecl *V) : V(V) {}
+  bool isV(const Expr *E) { return getReferencedVar(E) == V; }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    Found |= B->isAssignmentOp() && isV(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+             isV(U->getSubExpr());
+    return true;
+  }
+};
+
+/// The kernel's own guard on the folded index: `if (v >= n) return;` (or
+/// `n <= v`) at the top of \p Body, v initialised from blockIdx.<Dim> and
+/// never written, only plain declarations before it. Null when none.
+const IfStmt *findGuard(const CompoundStmt *Body, char Dim) {
+  DenseSet<const VarDecl *> Index;
+  auto IsIndex = [&](const Expr *E) {
+    if (std::optional<CudaBuiltin> B = matchCudaBuiltin(stripIntCasts(E)))
+      return B->Var == "blockIdx" && B->Dim == Dim;
+    const VarDecl *V = getIndexVar(E);
+    return V && Index.count(V);
+  };
+  for (const Stmt *S : Body->body()) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls()) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        if (!V || !isPlainValue(V->getInit()))
+          return nullptr;
+        if (!V->getType()->isIntegerType() || !V->getInit() ||
+            !IsIndex(V->getInit()))
+          continue;
+        WriteFinder W(V);
+        W.TraverseStmt(const_cast<CompoundStmt *>(Body));
+        if (!W.Found)
+          Index.insert(V);
+      }
+      continue;
+    }
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      return nullptr;
+    const Stmt *Then = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Then))
+      Then = CS->size() == 1 ? CS->body_front() : nullptr;
+    const auto *Ret = dyn_cast_or_null<ReturnStmt>(Then);
+    const auto *Cond = dyn_cast<BinaryOperator>(stripParens(If->getCond()));
+    if (!Ret || Ret->getRetValue() || !Cond)
+      return nullptr;
+    const Expr *Idx = nullptr, *Bound = nullptr;
+    if (Cond->getOpcode() == BO_GE) {
+      Idx = Cond->getLHS();
+      Bound = Cond->getRHS();
+    } else if (Cond->getOpcode() == BO_LE) {
+      Idx = Cond->getRHS();
+      Bound = Cond->getLHS();
+    }
+    if (!Idx || !IsIndex(Idx) || !isPlainValue(Bound) ||
+        readsThreadIndex(Bound))
+      return nullptr;
+    return If;
+  }
+  return nullptr;
+}
+
+class FoldBlocks : public Rewrite {
+public:
+  StringRef getName() const override { return "fold-blocks"; }
+  StringRef getDescription() const override {
+    return "blockIdx.y (or .x) -> blockIdx * blockDim.y + threadIdx.y, "
+           "guarded by the grid's extent: a launch may then run several of "
+           "the grid's blocks as the rows of one block (launch:fold-y=K)";
+  }
+  std::vector<ParamDesc> getParams() const override {
+    ParamDesc Dim{"dim",
+                  RewriteParamKind::Enum,
+                  "y",
+                  {"y", "x"},
+                  "the grid dimension whose blocks are folded"};
+    Dim.Choices = {"y", "x"};
+    ParamDesc Bound{"bound", RewriteParamKind::Name, "", {""},
+                    "the integer parameter that holds the grid's extent in "
+                    "that dimension (empty: the kernel's own guard)"};
+    return {Dim, Bound};
+  }
+
+protected:
+  Expected<std::vector<PlannedSite>>
+  plan(RewriteContext &RC, const RewriteParams &P) const override;
+};
+
+Expected<std::vector<Rewrite::PlannedSite>>
+FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
+  char Dim = P.getString("dim", "y")[0];
+  std::string BoundName = P.getString("bound", "");
+  ASTContext &Ctx = RC.getASTContext();
+  StringSet<> Taken;
+  std::vector<PlannedSite> Sites;
+  for (const FunctionDecl *K : findKernels(Ctx)) {
+    std::string Name = K->getNameAsString();
+    RewriteSite Site;
+    Site.Kernel = Name;
+    Site.Selected = isSelected(P, Name, "");
+    Site.Loc = RC.getDiagLoc(K->getLocation());
+    std::string What = std::string("fold-blocks of ") + Name + " (blockIdx." +
+                       Dim + "): ";
+    auto Refuse = [&](const Twine &Why, SourceLocation L) {
+      Site.Detail = What + Why.str();
+      if (L.isValid())
+        Site.Detail += " (" + getLineCol(RC, L) + ")";
+      Sites.push_back({Site, nullptr});
+    };
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
+    if (!Body) {
+      Refuse("no body", SourceLocation());
+      continue;
+    }
+    FoldScan Scan(Dim, /*InKernel=*/true);
+    Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    for (const DeviceFunction &DF : findDeviceFunctions(K)) {
+      if (!DF.HasBody)
+        continue;
+      FoldScan In(Dim, /*InKernel=*/false);
+      In.TraverseDecl(const_cast<FunctionDecl *>(DF.Fn));
+      if (!In.Why.empty())
+        Scan.refuse(In.Why + " [" + DF.Name + "]", In.WhyLoc);
+    }
+    if (!Scan.Why.empty()) {
+      Refuse(Scan.Why, Scan.WhyLoc);
+      continue;
+    }
+    if (Scan.Uses.empty()) {
+      Refuse(std::string("it does not read blockIdx.") + Dim, SourceLocation());
+      continue;
+    }
+    std::string Macro;
+    for (const Expr *U : Scan.Uses)
+      if (std::string Why = getMacroReason(RC, U->getSourceRange());
+          !Why.empty()) {
+        Refuse("blockIdx." + std::string(1, Dim) + " " + Why, U->getBeginLoc());
+        Macro = Why;
+        break;
+      }
+    if (!Macro.empty())
+      continue;
+    std::string BoundText, BoundFrom;
+    if (!BoundName.empty()) {
+      const ParmVarDecl *Param = nullptr;
+      for (const ParmVarDecl *PV : K->parameters())
+        if (PV->getName() == BoundName)
+          Param = PV;
+      if (!Param || !Param->getType()->isIntegerType()) {
+        Refuse("bound=" + BoundName + " is not an integer parameter of " + Name,
+               SourceLocation());
+        continue;
+      }
+      BoundText = BoundName;
+      Site.Assumes = std::string("the grid's ") + Dim + " extent is " +
+                     BoundName + " (the spec's grid)";
+      BoundFrom = "bound " + BoundName;
+    } else if (const IfStmt *G = findGuard(Body, Dim)) {
+      BoundFrom = "bound from the kernel's guard at " +
+                  getLineCol(RC, G->getBeginLoc());
+    } else {
+      Refuse(std::string("the folded index needs a bound: no `if (v >= n) "
+                         "return;` on blockIdx.") +
+                 Dim + " before anything else; give bound=<the integer "
+                       "parameter holding the grid's " +
+                 Dim + " extent>",
+             SourceLocation());
+      continue;
+    }
+    std::string Var = makeFreshName(Ctx, Dim == 'y' ? "foldY" : "foldX", Taken);
+    std::string Text = "// " + getFoldMarker(Dim) +
+                       " (the rows of a block are blocks of the original "
+                       "grid; under the original launch, block.y = 1, it is "
+                       "blockIdx." +
+                       Dim + ")\nconst unsigned int " + Var + " = blockIdx." +
+                       Dim + " * blockDim.y + threadIdx.y;";
+    if (!BoundText.empty())
+      Text += "\nif (" + Var + " >= static_cast<unsigned int>(" + BoundText +
+              ")) return;";
+    Site.Applicable = true;
+    Site.Detail = What + std::to_string(Scan.Uses.size()) + " use" +
+                  (Scan.Uses.size() == 1 ? "" : "s") + " read " + Var +
+                  " = blockIdx." + Dim + " * blockDim.y + threadIdx.y; " +
+                  BoundFrom + "; launch:fold-" + Dim +
+                  "=K then runs K blocks as the rows of one";
+    std::vector<SourceRange> Uses;
+    for (const Expr *U : Scan.Uses)
+      Uses.push_back(U->getSourceRange());
+    Sites.push_back({Site, [&RC, Body, Text, Var, Uses](EditBatch &B) {
+                       insertAtBodyStart(RC, B, Body, Text);
+                       for (SourceRange R : Uses)
+                         B.replace(R, Var);
+                     }});
+  }
+  return std::move(Sites);
+}
+
+} // namespace
+
+std::unique_ptr<Rewrite> createFoldBlocks() {
+  return std::make_unique<FoldBlocks>();
+}
+
+} // namespace astra

@@ -285,8 +285,9 @@ Entry *SearchAgent::add(const std::vector<std::string> &Base,
   return &Frontier.back();
 }
 
-/// The launch step of \p Steps that divides the grid or the block without
-/// a size bound, and its parameters.
+/// The first launch step of \p Steps that divides the grid or the block, or
+/// folds blocks into one, without a size bound, and its parameters (the
+/// bound it gets holds for every division and fold of the plan).
 std::optional<std::pair<size_t, RewriteParams>>
 unboundedDivision(const std::vector<std::string> &Steps) {
   for (size_t I = 0; I < Steps.size(); ++I) {
@@ -297,7 +298,8 @@ unboundedDivision(const std::vector<std::string> &Steps) {
       consumeError(P.takeError());
       continue;
     }
-    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div")) &&
+    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div") ||
+         P->Values.count("fold-x") || P->Values.count("fold-y")) &&
         !P->Values.count("min-threads"))
       return std::make_pair(I, std::move(*P));
   }

@@ -167,7 +167,8 @@ void SearchAgent::expand(const AgentContext &Ctx,
       consumeError(FP.takeError());
   }
   for (const RewriteOption &O : *Options) {
-    if (!allowed(Ctx, O))
+    // A fold changes nothing without the launch that folds (AddFolds).
+    if (!allowed(Ctx, O) || O.Params.Name == "fold-blocks")
       continue;
     if (Entry *E = add(Base, formatRewriteParams(O.Params), {}, O.Params)) {
       E->Rationale = O.Detail;

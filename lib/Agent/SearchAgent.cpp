@@ -26,7 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Agent.h"
-#include "SearchFold.h"
+#include "SearchLaunch.h"
 #include "astra/Agent/Plan.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -185,28 +185,11 @@ void SearchAgent::expand(const AgentContext &Ctx,
       continue;
     RewriteParams Any = O.Params;
     Any.Values["any-grid"] = "1";
-    // Elements per access: the pack width at 16 bytes, scaled by `width`.
-    unsigned Bytes = 16;
-    StringRef(O.Params.Values.lookup("width")).getAsInteger(10, Bytes);
-    unsigned Div = std::max(1u, Ctx.PackWidth * Bytes / 16);
+    unsigned Div = packsPerAccess(Ctx, O);
     if (Div < 2)
       continue;
-    // Where the threads go: the grid shrunk (fewer, full blocks), the block
-    // shrunk (as many blocks, so a small problem still spreads over the
-    // SMs: at gelu_and_mul's T=1 the grid shrink alone left 7 blocks busy
-    // and was 0.82x), or half of each. At a per-block index (the block's
-    // threads share a row; the grid indexes rows) only the block may
-    // shrink: by the pack width (one pack per thread) or half of it (two).
-    std::vector<std::pair<unsigned, unsigned>> Splits;
-    if (O.BlockSplitOnly) {
-      Splits.push_back({1, Div});
-      if (Div >= 4)
-        Splits.push_back({1, Div / 2});
-    } else {
-      Splits = {{Div, 1}, {1, Div}};
-      if (Div >= 4)
-        Splits.push_back({Div / 2, 2});
-    }
+    std::vector<std::pair<unsigned, unsigned>> Splits =
+        launchSplits(Div, O.BlockSplitOnly);
     for (auto [GridDiv, BlockDiv] : Splits) {
       std::string Launch = "launch:kernel=" + O.Params.Kernel;
       std::string Why;
@@ -284,27 +267,6 @@ Entry *SearchAgent::add(const std::vector<std::string> &Base,
   E.Order = NextOrder++;
   Frontier.push_back(std::move(E));
   return &Frontier.back();
-}
-
-/// The first launch step of \p Steps that divides the grid or the block, or
-/// folds blocks into one, without a size bound, and its parameters (the
-/// bound it gets holds for every division and fold of the plan).
-std::optional<std::pair<size_t, RewriteParams>>
-unboundedDivision(const std::vector<std::string> &Steps) {
-  for (size_t I = 0; I < Steps.size(); ++I) {
-    if (!StringRef(Steps[I]).starts_with("launch:"))
-      continue;
-    Expected<RewriteParams> P = RewriteParams::parse(Steps[I]);
-    if (!P) {
-      consumeError(P.takeError());
-      continue;
-    }
-    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div") ||
-         P->Values.count("fold-x") || P->Values.count("fold-y")) &&
-        !P->Values.count("min-threads"))
-      return std::make_pair(I, std::move(*P));
-  }
-  return std::nullopt;
 }
 
 /// A plan that divides the launch and came out mixed, slower only on shapes

@@ -236,7 +236,7 @@ protected:
       bool SetsBlock = C.Block || C.BlockDiv > 1;
       if (C.empty()) {
         Refuse("nothing to change: give a tunable variable of the spec "
-               "(B=512), grid-x-div, block-x-div or block" +
+               "(B=512), grid-x-div, block-x-div, fold-x, fold-y or block" +
                Sizes.summary());
         continue;
       }

@@ -1,10 +1,12 @@
 //===- LaunchOverridesTest.cpp - A candidate's own launch -----------------===//
 #include "astra/Harness/Spec.h"
 #include "astra/Support/ErrorText.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 using namespace astra;
 using namespace llvm;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -129,6 +131,38 @@ TEST(LaunchOverridesTest, DividesOnlyFromMinThreadsOn) {
   ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
   EXPECT_EQ(L->Cand.Grid[0], 22u);
   EXPECT_EQ(L->Cand.Block[0], 256u);
+}
+
+TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  const Shape &S = K.Shapes[0]; // grid (43, 4), block 256
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("block-x-div=8,fold-y=3");
+  ASSERT_TRUE(bool(O)) << messages(O.takeError());
+  EXPECT_EQ(O->FoldY, 3);
+  EXPECT_EQ(O->str(), "block-x-div=8,fold-y=3");
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  ASSERT_TRUE(bool(L));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 43u);
+  EXPECT_EQ(L->Cand.Grid[1], 2u); // 4 / 3, rounded up
+  EXPECT_EQ(L->Cand.Block[0], 32u);
+  EXPECT_EQ(L->Cand.Block[1], 3u);
+
+  O = LaunchOverrides::parse("fold-x=4");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 11u);
+  EXPECT_EQ(L->Cand.Block[1], 4u);
+
+  // 256 threads x 8 rows: past the 1024-thread limit.
+  O = LaunchOverrides::parse("fold-x=8");
+  ASSERT_TRUE(bool(O));
+  EXPECT_THAT(messages(resolveCandidateLaunch(K, S, *O, *L)),
+              HasSubstr("has 2048 threads, more than 1024"));
+  EXPECT_THAT(messages(LaunchOverrides::parse("fold-y=2048").takeError()),
+              HasSubstr("at most 1024 rows per block"));
 }
 
 TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {

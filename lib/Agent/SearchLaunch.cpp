@@ -1,6 +1,15 @@
-//===- SearchFold.cpp - Folds the search proposes -------------------------===//
+//===- SearchLaunch.cpp - Launches the search proposes --------------------===//
 //
-// A kernel whose blocks are small (a head of 128 halves in 16 threads of
+// Splits. A one-element-per-thread kernel under vectorize-loads' any-grid
+// form covers every element whatever the launch, so the launch shrinks by
+// the elements of a pack: the grid (fewer, full blocks), the block (as many
+// blocks, so a small problem still spreads over the SMs: at gelu_and_mul's
+// T=1 the grid shrink alone left 7 blocks busy and was 0.82x), or half of
+// each. At a per-block index (the block's threads share a row; the grid
+// indexes rows) only the block may shrink: by the pack width (one pack per
+// thread) or half of it (two).
+//
+// Folds. A kernel whose blocks are small (a head of 128 halves in 16 threads of
 // 16-byte packs, a CSR row in 32 threads) runs out of an SM's block slots
 // (32 on sm_80/sm_90) long before its thread slots (2048): at most 512 of
 // 2048 threads busy, too few bytes in flight to reach the memory bandwidth.
@@ -8,7 +17,7 @@
 // (`launch:fold-y=K`); the search tries the K that make 128 and 256 threads.
 //
 //===----------------------------------------------------------------------===//
-#include "SearchFold.h"
+#include "SearchLaunch.h"
 #include "astra/Transforms/Enumerate.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -16,6 +25,49 @@
 using namespace llvm;
 
 namespace astra {
+
+unsigned packsPerAccess(const AgentContext &Ctx, const RewriteOption &O) {
+  unsigned Bytes = 16;
+  StringRef(O.Params.Values.lookup("width")).getAsInteger(10, Bytes);
+  return std::max(1u, Ctx.PackWidth * Bytes / 16);
+}
+
+std::vector<std::pair<unsigned, unsigned>> launchSplits(unsigned Div,
+                                                        bool BlockSplitOnly) {
+  std::vector<std::pair<unsigned, unsigned>> Splits;
+  if (BlockSplitOnly) {
+    Splits.push_back({1, Div});
+    if (Div >= 4)
+      Splits.push_back({1, Div / 2});
+  } else {
+    Splits = {{Div, 1}, {1, Div}};
+    if (Div >= 4)
+      Splits.push_back({Div / 2, 2});
+  }
+  return Splits;
+}
+
+/// The first launch step of \p Steps that divides the grid or the block, or
+/// folds blocks into one, without a size bound, and its parameters (the
+/// bound it gets holds for every division and fold of the plan).
+std::optional<std::pair<size_t, RewriteParams>>
+unboundedDivision(const std::vector<std::string> &Steps) {
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    if (!StringRef(Steps[I]).starts_with("launch:"))
+      continue;
+    Expected<RewriteParams> P = RewriteParams::parse(Steps[I]);
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
+    }
+    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div") ||
+         P->Values.count("fold-x") || P->Values.count("fold-y")) &&
+        !P->Values.count("min-threads"))
+      return std::make_pair(I, std::move(*P));
+  }
+  return std::nullopt;
+}
+
 
 static char foldDim(StringRef Step) {
   Expected<RewriteParams> P = RewriteParams::parse(Step);

@@ -71,13 +71,15 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
       {"overrides", O.str()},
       {"vars", std::move(Vars)},
       {"grid_x_div", O.GridXDiv},
+      {"grid_y_div", O.GridYDiv},
       {"block_x_div", O.BlockXDiv},
       {"min_threads", O.MinThreads},
       {"fold_x", O.FoldX},
       {"fold_y", O.FoldY},
       {"rule", std::string("the spec's grid, block and shared_bytes with vars "
-                           "set, then grid.x and block.x divided by "
-                           "grid_x_div and block_x_div, rounded up") +
+                           "set, then grid.x, grid.y and block.x divided by "
+                           "grid_x_div, grid_y_div and block_x_div, rounded "
+                           "up") +
                    (O.FoldX != 1 || O.FoldY != 1
                         ? ", then grid.x (grid.y) divided by fold_x (fold_y), "
                           "rounded up, and block.y multiplied by it"

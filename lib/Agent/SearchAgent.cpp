@@ -190,12 +190,19 @@ void SearchAgent::expand(const AgentContext &Ctx,
       continue;
     std::vector<std::pair<unsigned, unsigned>> Splits =
         launchSplits(Div, O.BlockSplitOnly);
+    // The extents the form strides over (`gridDim.y * blockDim.x`: spmm's
+    // column index) are the ones a launch may divide.
+    char G = O.GridDim ? O.GridDim : 'x';
     for (auto [GridDiv, BlockDiv] : Splits) {
+      if ((GridDiv > 1 && G != 'x' && G != 'y') ||
+          (BlockDiv > 1 && O.BlockDim && O.BlockDim != 'x'))
+        continue;
       std::string Launch = "launch:kernel=" + O.Params.Kernel;
       std::string Why;
       if (GridDiv > 1) {
-        Launch += ",grid-x-div=" + std::to_string(GridDiv);
-        Why += ", the grid's x extent / " + std::to_string(GridDiv);
+        Launch += std::string(",grid-") + G + "-div=" + std::to_string(GridDiv);
+        Why += std::string(", the grid's ") + G + " extent / " +
+               std::to_string(GridDiv);
       }
       if (BlockDiv > 1) {
         Launch += ",block-x-div=" + std::to_string(BlockDiv);

@@ -61,6 +61,8 @@ std::string LaunchOverrides::str() const {
     Parts.push_back(Name + "=" + std::to_string(Value));
   if (GridXDiv != 1)
     Parts.push_back("grid-x-div=" + std::to_string(GridXDiv));
+  if (GridYDiv != 1)
+    Parts.push_back("grid-y-div=" + std::to_string(GridYDiv));
   if (BlockXDiv != 1)
     Parts.push_back("block-x-div=" + std::to_string(BlockXDiv));
   if (FoldX != 1)
@@ -84,6 +86,10 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     BlockXDiv = Value;
     return Error::success();
   }
+  if (Name == "grid-y-div") {
+    GridYDiv = Value;
+    return Error::success();
+  }
   if (Name == "min-threads") {
     MinThreads = Value;
     return Error::success();
@@ -101,8 +107,8 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
   if (!Ident)
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
-                          "grid-x-div, block-x-div, fold-x, fold-y or "
-                          "min-threads");
+                          "grid-x-div, grid-y-div, block-x-div, fold-x, "
+                          "fold-y or min-threads");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -170,6 +176,7 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
   if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads))
     return Error::success(); // below the size the divisions start at
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
+  L.Cand.Grid[1] = uint32_t(divideCeil(L.Cand.Grid[1], uint64_t(O.GridYDiv)));
   L.Cand.Block[0] =
       uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
   for (auto [Dim, K] : {std::pair<int, int64_t>{0, O.FoldX}, {1, O.FoldY}}) {

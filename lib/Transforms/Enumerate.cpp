@@ -173,6 +173,10 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
     O.ChangesRounding |= S.ChangesRounding;
     O.Reassociates |= S.Reassociates;
     O.BlockSplitOnly |= S.BlockSplitOnly;
+    if (S.GridDim)
+      O.GridDim = S.GridDim;
+    if (S.BlockDim)
+      O.BlockDim = S.BlockDim;
   }
   O.Detail = join(Details, "; ");
   O.Assumes = join(Assumes, "; ");

@@ -70,20 +70,22 @@ struct LaunchCollector : RecursiveASTVisitor<LaunchCollector> {
 /// The launch the parameters ask for.
 struct LaunchChange {
   std::vector<std::string> Vars; ///< "B=512"
-  int64_t GridDiv = 1, BlockDiv = 1;
+  int64_t GridDiv = 1, BlockDiv = 1, GridYDiv = 1;
   int64_t FoldX = 1, FoldY = 1; ///< blocks folded into the block's rows
   int64_t Block = 0; ///< 0: not given
   /// The divisions only where the launch has this many threads (0: always).
   int64_t MinThreads = 0;
   bool empty() const {
     return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
-           FoldX == 1 && FoldY == 1;
+           GridYDiv == 1 && FoldX == 1 && FoldY == 1;
   }
   bool folds() const { return FoldX > 1 || FoldY > 1; }
   std::string describe() const {
     std::vector<std::string> Parts = Vars;
     if (GridDiv > 1)
       Parts.push_back("grid.x / " + std::to_string(GridDiv) + " (rounded up)");
+    if (GridYDiv > 1)
+      Parts.push_back("grid.y / " + std::to_string(GridYDiv) + " (rounded up)");
     if (BlockDiv > 1)
       Parts.push_back("block.x / " + std::to_string(BlockDiv) +
                       " (rounded up)");
@@ -94,7 +96,7 @@ struct LaunchChange {
                         " (" + std::to_string(K) + " blocks as the rows of one)");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
-    if (MinThreads && (GridDiv > 1 || BlockDiv > 1 || folds()))
+    if (MinThreads && (GridDiv > 1 || GridYDiv > 1 || BlockDiv > 1 || folds()))
       Parts.push_back("divided only where the launch has at least " +
                       std::to_string(MinThreads) + " threads");
     return join(Parts, ", ");
@@ -104,6 +106,34 @@ struct LaunchChange {
 std::string ceilDiv(StringRef Text, int64_t D) {
   return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
          std::to_string(D);
+}
+
+/// Why the divisions of \p C do not fit the strides of the any-grid and
+/// any-block forms in \p KernelText (the line after each form's marker
+/// defines its stride, `gridDim.y * blockDim.x`): a grid extent divided must
+/// be the one every form strides over, and so must the block's x extent.
+/// Empty when they fit, or when there is no form (refused elsewhere).
+std::string whyNotStrided(StringRef KernelText, const LaunchChange &C) {
+  for (const char *Marker : {AnyGridMarker, AnyBlockMarker}) {
+    for (size_t At = KernelText.find(Marker); At != StringRef::npos;
+         At = KernelText.find(Marker, At + 1)) {
+      StringRef Rest = KernelText.drop_front(At);
+      StringRef Stride = Rest.split('\n').second.split('\n').first;
+      auto Reads = [&](StringRef Dim) { return Stride.contains(Dim); };
+      for (auto [Div, Dim, Key] :
+           {std::tuple<int64_t, StringRef, StringRef>{C.GridDiv, "gridDim.x",
+                                                      "grid-x-div"},
+            {C.GridYDiv, "gridDim.y", "grid-y-div"},
+            {C.BlockDiv, "blockDim.x", "block-x-div"}})
+        if (Div > 1 && !Reads(Dim) &&
+            (Key == "block-x-div" || Marker == AnyGridMarker))
+          return (Key + " divides an extent that vectorize-loads' form does "
+                        "not stride over (its stride: `" +
+                  Stride.trim() + "`)")
+              .str();
+    }
+  }
+  return "";
 }
 
 class Launch : public Rewrite {
@@ -132,6 +162,10 @@ public:
     return {Int("grid-x-div", "1", 1, 1024,
                 "divide the grid's x extent (rounded up); needs "
                 "vectorize-loads:any-grid=1 at a global index"),
+            Int("grid-y-div", "1", 1, 65535,
+                "divide the grid's y extent (rounded up); needs "
+                "vectorize-loads:any-grid=1 at an index that strides over "
+                "gridDim.y"),
             Int("block-x-div", "1", 1, 1024,
                 "divide the block's x extent (rounded up); needs "
                 "vectorize-loads:any-grid=1 (also at a per-block index)"),
@@ -156,13 +190,15 @@ protected:
     LaunchChange C;
     for (const auto &KV : P.Values) {
       StringRef Key = KV.getKey();
-      if (Key != "grid-x-div" && Key != "block-x-div" && Key != "block" &&
+      if (Key != "grid-x-div" && Key != "grid-y-div" &&
+          Key != "block-x-div" && Key != "block" &&
           Key != "min-threads" && Key != "fold-x" && Key != "fold-y")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
     for (auto [Key, Out] :
          {std::pair<StringRef, int64_t *>{"grid-x-div", &C.GridDiv},
+          {"grid-y-div", &C.GridYDiv},
           {"block-x-div", &C.BlockDiv},
           {"fold-x", &C.FoldX},
           {"fold-y", &C.FoldY},
@@ -192,7 +228,11 @@ protected:
       StringRef KernelText = RC.getText(K->getSourceRange());
       bool AnyGrid = KernelText.contains(AnyGridMarker),
            AnyBlock = KernelText.contains(AnyBlockMarker);
-      if (C.GridDiv > 1 && AnyBlock && !AnyGrid) {
+      if (std::string Why = whyNotStrided(KernelText, C); !Why.empty()) {
+        Refuse(Why);
+        continue;
+      }
+      if ((C.GridDiv > 1 || C.GridYDiv > 1) && AnyBlock && !AnyGrid) {
         Refuse("the grid cannot be divided: vectorize-loads' any-grid form "
                "at a per-block index (threadIdx alone) covers every element "
                "for any block, but each block's elements belong to its "
@@ -217,7 +257,8 @@ protected:
         Refuse(FoldWhy);
         continue;
       }
-      if ((C.GridDiv > 1 || C.BlockDiv > 1) && !AnyGrid && !AnyBlock) {
+      if ((C.GridDiv > 1 || C.GridYDiv > 1 || C.BlockDiv > 1) && !AnyGrid &&
+          !AnyBlock) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
                "cover every element for any grid: apply "
                "vectorize-loads:any-grid=1 first (one element per thread)");
@@ -343,6 +384,13 @@ protected:
                            Set ? std::to_string(Set) : ceilDiv(Text, Div)});
           Where.push_back("<<<...>>> " + What.str() + " at " + At);
         };
+        if (C.GridYDiv > 1) {
+          Warnings.push_back("the launch at " + At +
+                             " must divide its grid's y extent: change it "
+                             "by hand, as the launch contract in the plan "
+                             "and the report says");
+          continue;
+        }
         Arg(0, C.GridDiv, 0, "grid");
         Arg(1, C.BlockDiv, C.Block, "block");
       }

@@ -316,6 +316,9 @@ llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 struct LaunchOverrides {
   std::vector<std::pair<std::string, int64_t>> Vars;
   int64_t GridXDiv = 1, BlockXDiv = 1;
+  /// `grid-y-div=N`: the grid's y extent divided (an any-grid form that
+  /// strides over gridDim.y).
+  int64_t GridYDiv = 1;
   /// The divisions apply only where the launch (vars set) has at least this
   /// many threads in all (`min-threads=N`; 0: everywhere): a size-dependent
   /// launch, as host launchers choose one by problem size.
@@ -327,18 +330,19 @@ struct LaunchOverrides {
 
   bool empty() const {
     return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 &&
-           MinThreads == 0 && FoldX == 1 && FoldY == 1;
+           GridYDiv == 1 && MinThreads == 0 && FoldX == 1 && FoldY == 1;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
-  /// `block-x-div` / `min-threads` / `fold-x` / `fold-y`. Values must be
-  /// positive.
+  /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y`.
+  /// Values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
     return Vars == O.Vars && GridXDiv == O.GridXDiv &&
-           BlockXDiv == O.BlockXDiv && MinThreads == O.MinThreads &&
+           BlockXDiv == O.BlockXDiv && GridYDiv == O.GridYDiv &&
+           MinThreads == O.MinThreads &&
            FoldX == O.FoldX && FoldY == O.FoldY;
   }
 };

@@ -38,6 +38,8 @@ struct RewriteOption {
   std::string Assumes;
   /// Its site lets a launch divide the block only (RewriteSite).
   bool BlockSplitOnly = false;
+  /// The dimensions its any-grid form's stride reads (RewriteSite).
+  char GridDim = 0, BlockDim = 0;
 };
 
 /// Every combination of the values a search tries for \p R's parameters

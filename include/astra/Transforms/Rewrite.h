@@ -110,6 +110,10 @@ struct RewriteSite {
   /// (vectorize-loads at `i = threadIdx.x`): its any-grid form lets a launch
   /// divide the block only, never the grid (which indexes other things).
   bool BlockSplitOnly = false;
+  /// For that form: the dimensions its stride reads (`gridDim.y *
+  /// blockDim.x`: 'y' and 'x'; GridDim 0 in the any-block form): which
+  /// extents a launch may divide (grid-y-div, block-x-div). 0 when none.
+  char GridDim = 0, BlockDim = 0;
   /// A risk of applying it that the user should see (a factor that may put
   /// an array in local memory); printed as a warning by --apply. Empty if
   /// none.

@@ -60,8 +60,10 @@ unboundedDivision(const std::vector<std::string> &Steps) {
       consumeError(P.takeError());
       continue;
     }
-    if ((P->Values.count("grid-x-div") || P->Values.count("block-x-div") ||
-         P->Values.count("fold-x") || P->Values.count("fold-y")) &&
+    if (any_of(std::initializer_list<StringRef>{"grid-x-div", "grid-y-div",
+                                                 "block-x-div", "fold-x",
+                                                 "fold-y"},
+               [&](StringRef K) { return P->Values.count(K); }) &&
         !P->Values.count("min-threads"))
       return std::make_pair(I, std::move(*P));
   }

@@ -18,7 +18,9 @@
 // right).
 //
 // Each call expands the best `BeamWidth` usable plans (correct, not slower,
-// not mixed) shorter than `MaxDepth` that were not expanded yet, then
+// not mixed) of fewer than `MaxDepth` rewrites (launch steps do not count;
+// a plan of `MaxDepth` rewrites gets only the spec's tunable launches) that
+// were not expanded yet, then
 // returns the few best frontier entries: small batches keep the search
 // adaptive, so a budget is spent on extensions of what was measured faster
 // rather than on the tail of the first round. Plans are sets of steps for
@@ -99,6 +101,9 @@ private:
   StringSet<> Reassociating;
 
   void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
+  /// The spec's tunable launches on \p Base (a plan without a launch step).
+  void addTunable(const AgentContext &Ctx,
+                  const std::vector<std::string> &Base);
   /// Size-dependent launches for the mixed plans of the history.
   void addSizeDependent(const AgentContext &Ctx);
   /// Adds \p Option (then \p Then) on \p Base to the frontier unless the
@@ -232,19 +237,8 @@ void SearchAgent::expand(const AgentContext &Ctx,
       }
     }
   }
-  // The spec's tunable launch values, once per plan.
   if (!HasLaunch)
-    for (const std::string &Step : Ctx.TunableSteps) {
-      Expected<RewriteParams> P = RewriteParams::parse(Step);
-      if (!P) {
-        consumeError(P.takeError());
-        continue;
-      }
-      if (Entry *E = add(Base, Step, {}, *P)) {
-        E->Rationale = "a launch the spec declares tunable";
-        E->Reassociates = Reassociating.contains(formatSteps(Base));
-      }
-    }
+    addTunable(Ctx, Base);
   for (const Entry &E : Frontier)
     if (E.Reassociates) {
       std::vector<std::string> Steps = E.Base;
@@ -252,6 +246,21 @@ void SearchAgent::expand(const AgentContext &Ctx,
       llvm::append_range(Steps, E.Then);
       Reassociating.insert(formatSteps(Steps));
     }
+}
+
+void SearchAgent::addTunable(const AgentContext &Ctx,
+                             const std::vector<std::string> &Base) {
+  for (const std::string &Step : Ctx.TunableSteps) {
+    Expected<RewriteParams> P = RewriteParams::parse(Step);
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
+    }
+    if (Entry *E = add(Base, Step, {}, *P)) {
+      E->Rationale = "a launch the spec declares tunable";
+      E->Reassociates = Reassociating.contains(formatSteps(Base));
+    }
+  }
 }
 
 Entry *SearchAgent::add(const std::vector<std::string> &Base,
@@ -412,10 +421,23 @@ Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
   });
   if (Usable.size() > Opts.BeamWidth)
     Usable.resize(Opts.BeamWidth);
-  for (const Evaluation *E : Usable)
-    if (E->Cand.Steps.size() < Opts.MaxDepth &&
-        !Expanded.contains(formatSteps(E->Cand.Steps)))
-      expand(Ctx, E->Cand.Steps);
+  // The depth counts rewrites, not launch steps: a plan of MaxDepth
+  // rewrites still gets the spec's tunable launches (per_token_fp8_quant's
+  // register-cache + vectorize-loads + warp-reduce wants 512-thread blocks).
+  for (const Evaluation *E : Usable) {
+    const std::vector<std::string> &Steps = E->Cand.Steps;
+    if (Expanded.contains(formatSteps(Steps)))
+      continue;
+    size_t Launches = llvm::count_if(Steps, [](const std::string &S) {
+      return StringRef(S).starts_with("launch:");
+    });
+    if (Steps.size() - Launches < Opts.MaxDepth) {
+      expand(Ctx, Steps);
+    } else if (!Launches) {
+      Expanded.insert(formatSteps(Steps));
+      addTunable(Ctx, Steps);
+    }
+  }
 
   JudgedSpeedup.clear();
   JudgedSpeedup[formatSteps({})] = 1.0;

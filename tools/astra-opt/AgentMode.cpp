@@ -64,7 +64,8 @@ static cl::opt<unsigned>
               cl::init(3), cl::cat(AstraCategory));
 static cl::opt<unsigned>
     Depth("depth",
-          cl::desc("--agent-rewrite: most rewrites in one plan (default 3)"),
+          cl::desc("--agent-rewrite: most rewrites in one plan, launch steps "
+                   "not counted (default 3)"),
           cl::init(3), cl::cat(AstraCategory));
 static cl::opt<std::string>
     Gpus("gpus",

@@ -50,9 +50,13 @@ TEST(LaunchOverridesTest, ParsesAndPrints) {
   EXPECT_NE(messages(LaunchOverrides::parse("B").takeError())
                 .find("expected name=<integer>"),
             std::string::npos);
-  EXPECT_NE(messages(LaunchOverrides::parse("grid-y-div=2").takeError())
+  EXPECT_NE(messages(LaunchOverrides::parse("grid-z-div=2").takeError())
                 .find("expected a tunable variable"),
             std::string::npos);
+  Expected<LaunchOverrides> Y = LaunchOverrides::parse("grid-y-div=4");
+  ASSERT_TRUE(bool(Y)) << messages(Y.takeError());
+  EXPECT_EQ(Y->GridYDiv, 4);
+  EXPECT_EQ(Y->str(), "grid-y-div=4");
 }
 
 TEST(LaunchOverridesTest, ParsesTunable) {
@@ -155,6 +159,13 @@ TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {
   ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
   EXPECT_EQ(L->Cand.Grid[0], 11u);
   EXPECT_EQ(L->Cand.Block[1], 4u);
+
+  O = LaunchOverrides::parse("grid-y-div=3");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 43u);
+  EXPECT_EQ(L->Cand.Grid[1], 2u);
+  EXPECT_EQ(L->Cand.Block[1], 1u);
 
   // 256 threads x 8 rows: past the 1024-thread limit.
   O = LaunchOverrides::parse("fold-x=8");

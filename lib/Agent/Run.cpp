@@ -94,14 +94,17 @@ static std::vector<std::string> foldSteps(const KernelSpec &K,
     if (Vars.size() != 1 || K.Grid[D].text() != Vars[0] || K.Shapes.empty())
       continue;
     int64_t Extent = K.Shapes.back().lookup(Vars[0]).value_or(0);
+    std::vector<const ArgSpec *> Holders;
     for (const ArgSpec &A : K.Args)
       if (A.IsScalar && !A.IsStruct && !A.Value.IsFloat &&
-          A.Value.Int.text() == Vars[0]) {
-        Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
-                                     ",bound=" + A.Name +
-                                     ",dim=" + (D ? "y" : "x")});
-        break;
-      }
+          A.Value.Int.text() == Vars[0])
+        Holders.push_back(&A);
+    // Two arguments with the grid's value (num_heads, num_kv_heads = H):
+    // which one the kernel means is not known; no fold.
+    if (Holders.size() == 1)
+      Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
+                                   ",bound=" + Holders[0]->Name +
+                                   ",dim=" + (D ? "y" : "x")});
   }
   // The longest extent first: folding it leaves the most blocks.
   llvm::stable_sort(Steps, [](const auto &A, const auto &B) {

@@ -156,7 +156,8 @@ void SearchAgent::expand(const AgentContext &Ctx,
                       const std::string &Why) {
     for (const FoldProposal &F : proposeFolds(Ctx, Steps, Folds)) {
       std::vector<std::string> T = Then;
-      T.push_back(F.Fold);
+      if (Option != F.Fold) // else the option is the fold itself
+        T.push_back(F.Fold);
       T.push_back(F.Launch);
       if (Entry *E = add(Base, Option, T, P)) {
         E->Rationale = Why.empty() ? F.Rationale : Why + "; " + F.Rationale;

@@ -92,11 +92,13 @@ std::vector<std::string> foldStepsFor(const AgentContext &Ctx,
       Steps.push_back(Step);
     }
   };
+  // The spec's bound first: it is the grid's extent, where a kernel's own
+  // guard may bound something else (a row of a block of rows).
+  for (const std::string &Step : Ctx.FoldSteps)
+    Add(Step);
   for (const RewriteOption &O : Options)
     if (O.Params.Name == "fold-blocks")
       Add(formatRewriteParams(O.Params));
-  for (const std::string &Step : Ctx.FoldSteps)
-    Add(Step);
   // One: each fold takes two block sizes, and a budget of two dozen
   // candidates has room for one dimension.
   if (Steps.size() > 1)

@@ -42,9 +42,9 @@ struct FoldProposal {
   std::string Rationale;
 };
 
-/// The fold-blocks step a plan may take (none or one): the catalogue's (a
-/// kernel that guards its own index, from \p Options), else the spec's
-/// (Ctx.FoldSteps) for the grid's longest dimension.
+/// The fold-blocks step a plan may take (none or one): the spec's
+/// (Ctx.FoldSteps, the grid's longest dimension), else the catalogue's (a
+/// kernel that guards its own index, from \p Options).
 std::vector<std::string> foldStepsFor(const AgentContext &Ctx,
                                       llvm::ArrayRef<RewriteOption> Options);
 

@@ -173,6 +173,11 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
         "shared_bytes), never a buffer or a scalar argument");
   }
   L.Cand = C->dims();
+  if ((O.FoldX != 1 && O.GridXDiv != 1) || (O.FoldY != 1 && O.GridYDiv != 1) ||
+      (O.FoldX != 1 && O.FoldY != 1))
+    return makeInputError(What + ": a fold and a division of the same grid "
+                                 "extent, or two folds (one block.y), cannot "
+                                 "go together");
   if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads))
     return Error::success(); // below the size the divisions start at
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));

@@ -42,6 +42,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -87,8 +88,27 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
       WhyLoc = L;
     }
   }
+  /// References to the built-in variables, and those that are the base of
+  /// a `.x`/`.y`/`.z` access: any other (`uint3 b = blockIdx;`) is refused.
+  DenseSet<const DeclRefExpr *> BuiltinRefs, MemberBases;
+  const SourceManager *SM = nullptr;
+
   void builtin(const Expr *E) {
     std::optional<CudaBuiltin> B = matchCudaBuiltin(E);
+    if (B) {
+      const Expr *Base = nullptr;
+      if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E))
+        Base = MP->getBaseExpr();
+      else if (const auto *ME = dyn_cast<MemberExpr>(E))
+        Base = ME->getBase();
+      if (Base) {
+        Base = Base->IgnoreParenImpCasts();
+        if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
+          Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
+          MemberBases.insert(DRE);
+      }
+    }
     if (!B || !Seen.insert(E->getBeginLoc().getRawEncoding()).second)
       return;
     std::string Name = B->str();
@@ -126,7 +146,31 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
     if (isCollective(Name))
       refuse("it calls " + Name + ", which a block's rows would share",
              C->getBeginLoc());
+    const FunctionDecl *FD = C->getDirectCallee();
+    if (FD && !FD->hasBody() && !FD->getBuiltinID() &&
+        !isLibraryFunction(FD) && SM &&
+        !SM->isInSystemHeader(FD->getLocation()))
+      refuse("it calls " + FD->getNameAsString() +
+                 ", defined outside this file (what it reads is not known)",
+             C->getBeginLoc());
     return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    const CXXConstructorDecl *Ctor = E->getConstructor();
+    if (Ctor && SM && Ctor->isUserProvided() &&
+        SM->isWrittenInMainFile(SM->getFileLoc(Ctor->getLocation())))
+      refuse("it constructs a " + Ctor->getParent()->getNameAsString() +
+                 " with a constructor of this file (not looked into)",
+             E->getBeginLoc());
+    return true;
+  }
+  /// Refuses a built-in variable read as a whole. Call after the traversal.
+  void checkWholeReads() {
+    for (const DeclRefExpr *R : BuiltinRefs)
+      if (!MemberBases.count(R))
+        refuse("it reads " + R->getDecl()->getName() +
+                   " as a whole (only .x, .y, .z are followed)",
+               R->getBeginLoc());
   }
   bool VisitVarDecl(VarDecl *V) {
     if (V->hasAttr<CUDASharedAttr>())
@@ -136,6 +180,10 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
+    StringRef N = E->getDecl()->getName();
+    if (N == "blockIdx" || N == "threadIdx" || N == "blockDim" ||
+        N == "gridDim")
+      BuiltinRefs.insert(E);
     if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
       if (V->hasAttr<CUDASharedAttr>())
         refuse("it uses the shared variable '" + V->getName() +
@@ -159,8 +207,11 @@ bool isPlainValue(const Expr *E) {
   if (matchCudaBuiltin(E))
     return true;
   if (isa<ArraySubscriptExpr>(E) || isa<CallExpr>(E) ||
-      isa<PseudoObjectExpr>(E))
+      isa<PseudoObjectExpr>(E) || isa<StmtExpr>(E) || isa<LambdaExpr>(E))
     return false;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    if (!CE->getConstructor() || !CE->getConstructor()->isTrivial())
+      return false;
   if (const auto *U = dyn_cast<UnaryOperator>(E))
     if (U->getOpcode() == UO_Deref || U->isIncrementDecrementOp())
       return false;
@@ -177,15 +228,20 @@ bool isPlainValue(const Expr *E) {
   return true;
 }
 
-/// Whether \p E mentions any of threadIdx, blockIdx.
-bool readsThreadIndex(const Expr *E) {
-  if (!E)
-    return false;
+/// Whether \p E mentions any of threadIdx, blockIdx, also through the
+/// initialisers of the locals it reads.
+bool readsThreadIndex(const Expr *E, unsigned Depth = 0) {
+  if (!E || Depth > 16)
+    return Depth > 16;
   if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E))
     return B->Var == "threadIdx" || B->Var == "blockIdx";
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (V->isLocalVarDecl() && V->getInit())
+        return readsThreadIndex(V->getInit(), Depth + 1);
   for (const Stmt *C : E->children())
     if (const auto *CE = dyn_cast_or_null<Expr>(C))
-      if (readsThreadIndex(CE))
+      if (readsThreadIndex(CE, Depth))
         return true;
   return false;
 }
@@ -313,12 +369,20 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
       continue;
     }
     FoldScan Scan(Dim, /*InKernel=*/true);
+    Scan.SM = &RC.getSourceManager();
     Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    Scan.checkWholeReads();
+    if (RC.getText(Body->getSourceRange()).contains("#if"))
+      Scan.refuse("its body holds a preprocessor conditional (the branch "
+                  "not compiled would keep blockIdx)",
+                  Body->getBeginLoc());
     for (const DeviceFunction &DF : findDeviceFunctions(K)) {
       if (!DF.HasBody)
         continue;
       FoldScan In(Dim, /*InKernel=*/false);
+      In.SM = Scan.SM;
       In.TraverseDecl(const_cast<FunctionDecl *>(DF.Fn));
+      In.checkWholeReads();
       if (!In.Why.empty())
         Scan.refuse(In.Why + " [" + DF.Name + "]", In.WhyLoc);
     }
@@ -358,6 +422,9 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
     } else if (const IfStmt *G = findGuard(Body, Dim)) {
       BoundFrom = "bound from the kernel's guard at " +
                   getLineCol(RC, G->getBeginLoc());
+      Site.Assumes = std::string("the kernel's guard at ") +
+                     getLineCol(RC, G->getBeginLoc()) + " bounds the grid's " +
+                     Dim + " extent (no block past it does work)";
     } else {
       Refuse(std::string("the folded index needs a bound: no `if (v >= n) "
                          "return;` on blockIdx.") +

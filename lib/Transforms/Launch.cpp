@@ -253,6 +253,8 @@ protected:
         FoldWhy = "fold-x and fold-y both share block.y: give one";
       if (C.FoldX > 1 && C.GridDiv > 1)
         FoldWhy = "fold-x and grid-x-div both change grid.x: give one";
+      if (C.FoldY > 1 && C.GridYDiv > 1)
+        FoldWhy = "fold-y and grid-y-div both change grid.y: give one";
       if (!FoldWhy.empty()) {
         Refuse(FoldWhy);
         continue;

@@ -104,6 +104,46 @@ __global__ void through_callee(float *out, int n) {
   out[row_of()] = 1.0f;
 }
 
+// A built-in read as a whole, a preprocessor conditional, a constructor of
+// this file, a function defined elsewhere, a bound that reads the index.
+__global__ void whole(float *out, int n) {
+  uint3 b = blockIdx;
+  if (b.x >= n) return;
+  out[b.x] = 1.0f;
+}
+__global__ void with_if(float *out, int n) {
+  const int r = blockIdx.x;
+  if (r >= n) return;
+#if 1
+  out[r] = 1.0f;
+#endif
+}
+struct RowOf {
+  int r;
+  __device__ RowOf() : r(blockIdx.x) {}
+};
+__global__ void by_ctor(float *out, int n) {
+  if (blockIdx.x >= n) return;
+  RowOf R;
+  out[R.r] = 1.0f;
+}
+__device__ int ext_row();
+__global__ void by_extern(float *out, int n) {
+  if (blockIdx.x >= n) return;
+  out[blockIdx.x + ext_row()] = 1.0f;
+}
+__global__ void bound_reads_index(float *out, int n) {
+  const int r = blockIdx.x;
+  const int lim = r + n;
+  if (r >= lim) return;
+  out[r] = 1.0f;
+}
+
+// LIST-DAG: fold-blocks:dim=x whole: does not apply: {{.*}}it reads blockIdx as a whole (only .x, .y, .z are followed)
+// LIST-DAG: fold-blocks:dim=x with_if: does not apply: {{.*}}its body holds a preprocessor conditional
+// LIST-DAG: fold-blocks:dim=x by_ctor: does not apply: {{.*}}it constructs a RowOf with a constructor of this file (not looked into)
+// LIST-DAG: fold-blocks:dim=x by_extern: does not apply: {{.*}}it calls ext_row, defined outside this file
+// LIST-DAG: fold-blocks:dim=x bound_reads_index: does not apply: {{.*}}the folded index needs a bound
 // LIST-DAG: fold-blocks:dim=x per_row: applies: fold-blocks of per_row (blockIdx.x): 1 use read foldX = blockIdx.x * blockDim.y + threadIdx.y; bound from the kernel's guard at {{[0-9]+}}:3
 // LIST-DAG: fold-blocks:dim=x read_first: does not apply: {{.*}}the folded index needs a bound
 // LIST-DAG: fold-blocks:dim=x two_d: does not apply: {{.*}}it reads blockDim.y: its block is not one row of threads along x

@@ -174,6 +174,15 @@ TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {
               HasSubstr("has 2048 threads, more than 1024"));
   EXPECT_THAT(messages(LaunchOverrides::parse("fold-y=2048").takeError()),
               HasSubstr("at most 1024 rows per block"));
+  // A fold and a division of the same extent, or two folds: refused.
+  for (const char *Both : {"fold-y=2,grid-y-div=2", "fold-x=2,grid-x-div=2",
+                           "fold-x=2,fold-y=2"}) {
+    O = LaunchOverrides::parse(Both);
+    ASSERT_TRUE(bool(O));
+    EXPECT_THAT(messages(resolveCandidateLaunch(K, S, *O, *L)),
+                HasSubstr("cannot go together"))
+        << Both;
+  }
 }
 
 TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {

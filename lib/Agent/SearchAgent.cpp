@@ -153,7 +153,8 @@ void SearchAgent::expand(const AgentContext &Ctx,
   auto AddFolds = [&](const std::vector<std::string> &Steps,
                       const std::string &Option,
                       std::vector<std::string> Then, const RewriteParams &P,
-                      const std::string &Why) {
+                      const std::string &Why, bool ChangesRounding = false,
+                      bool Reassociates = false) {
     for (const FoldProposal &F : proposeFolds(Ctx, Steps, Folds)) {
       std::vector<std::string> T = Then;
       if (Option != F.Fold) // else the option is the fold itself
@@ -161,7 +162,9 @@ void SearchAgent::expand(const AgentContext &Ctx,
       T.push_back(F.Launch);
       if (Entry *E = add(Base, Option, T, P)) {
         E->Rationale = Why.empty() ? F.Rationale : Why + "; " + F.Rationale;
-        E->Reassociates = Reassociating.contains(formatSteps(Base));
+        E->ChangesRounding = ChangesRounding;
+        E->Reassociates =
+            Reassociates || Reassociating.contains(formatSteps(Base));
       }
     }
   };
@@ -230,12 +233,8 @@ void SearchAgent::expand(const AgentContext &Ctx,
       std::vector<std::string> Split = Base;
       Split.push_back(AnyText);
       Split.push_back(Launch);
-      size_t Before = Frontier.size();
-      AddFolds(Split, AnyText, {Launch}, Any, Rationale);
-      for (size_t I = Before; I < Frontier.size(); ++I) {
-        Frontier[I].ChangesRounding = O.ChangesRounding;
-        Frontier[I].Reassociates |= O.Reassociates;
-      }
+      AddFolds(Split, AnyText, {Launch}, Any, Rationale, O.ChangesRounding,
+               O.Reassociates);
     }
   }
   if (!HasLaunch)

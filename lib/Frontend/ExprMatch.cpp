@@ -103,7 +103,7 @@ std::optional<CudaBuiltin> matchCudaBuiltin(const Expr *E) {
   if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" &&
       Var != "gridDim")
     return std::nullopt;
-  return CudaBuiltin{Var.str(), Field[0]};
+  return CudaBuiltin{Var.str(), Field[0], DRE};
 }
 
 std::string getBuiltinVarName(const Expr *E) {

@@ -95,21 +95,10 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
 
   void builtin(const Expr *E) {
     std::optional<CudaBuiltin> B = matchCudaBuiltin(E);
-    if (B) {
-      const Expr *Base = nullptr;
-      if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E))
-        Base = MP->getBaseExpr();
-      else if (const auto *ME = dyn_cast<MemberExpr>(E))
-        Base = ME->getBase();
-      if (Base) {
-        Base = Base->IgnoreParenImpCasts();
-        if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-          Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
-        if (const auto *DRE = dyn_cast<DeclRefExpr>(Base))
-          MemberBases.insert(DRE);
-      }
-    }
-    if (!B || !Seen.insert(E->getBeginLoc().getRawEncoding()).second)
+    if (!B)
+      return;
+    MemberBases.insert(B->Ref);
+    if (!Seen.insert(E->getBeginLoc().getRawEncoding()).second)
       return;
     std::string Name = B->str();
     if (B->Var == "blockIdx" && B->Dim == Dim) {

@@ -199,12 +199,8 @@ protected:
           // Which launch the any-grid form lets shrink: the block only, for
           // an index of the block's threads (the grid indexes other things).
           Site.BlockSplitOnly = Thread->PerBlock;
-          for (auto [Key, Out] : {std::pair<StringRef, char *>{
-                                      "gridDim.", &Site.GridDim},
-                                  {"blockDim.", &Site.BlockDim}})
-            if (size_t At = StringRef(Thread->Step).find(Key);
-                At != StringRef::npos && At + Key.size() < Thread->Step.size())
-              *Out = Thread->Step[At + Key.size()];
+          Site.GridDim = Thread->StrideGridDim;
+          Site.BlockDim = Thread->StrideBlockDim;
           Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
                              E.replaceBlock(Begin, End,
                                             generatePerThread(*Thread));

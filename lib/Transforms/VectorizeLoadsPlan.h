@@ -49,6 +49,10 @@ struct VecLoopPlan {
   std::string IVType; ///< type of the induction variable as written
   std::string IVName;
   std::string Start, End, Step;    ///< loop bounds as written
+  /// One element per thread: the dimensions Step strides over
+  /// (`gridDim.y * blockDim.x`: 'y', 'x'; StrideGridDim 0 at a per-block
+  /// index).
+  char StrideGridDim = 0, StrideBlockDim = 0;
   std::string LoopText;            ///< the whole original loop
   std::string LoopIndent;          ///< the indentation of its first line
   std::string BodyText;            ///< the body's statements (braces removed)

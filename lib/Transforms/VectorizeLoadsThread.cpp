@@ -348,6 +348,8 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
     P.End = Text(End->getSourceRange());
     std::string Threads =
         "static_cast<" + P.IVType + ">(blockDim." + Idx.ThreadDim + ")";
+    P.StrideGridDim = PerBlock ? 0 : Idx.BlockDim;
+    P.StrideBlockDim = Idx.ThreadDim;
     P.Step = PerBlock ? Threads
                       : "static_cast<" + P.IVType + ">(gridDim." +
                             Idx.BlockDim + ") * " + Threads;

@@ -30,6 +30,8 @@ const clang::Expr *stripParens(const clang::Expr *E);
 struct CudaBuiltin {
   std::string Var; ///< threadIdx, blockIdx, blockDim or gridDim
   char Dim = 0;    ///< x, y or z
+  /// The reference to the variable the access reads (`threadIdx`).
+  const clang::DeclRefExpr *Ref = nullptr;
   std::string str() const { return Var + "." + Dim; }
 };
 /// \p E (through parentheses and implicit casts only) as a built-in access.

@@ -76,13 +76,19 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
       {"min_threads", O.MinThreads},
       {"fold_x", O.FoldX},
       {"fold_y", O.FoldY},
+      {"fold_exact", O.FoldExact},
       {"rule", std::string("the spec's grid, block and shared_bytes with vars "
                            "set, then grid.x, grid.y and block.x divided by "
                            "grid_x_div, grid_y_div and block_x_div, rounded "
                            "up") +
                    (O.FoldX != 1 || O.FoldY != 1
                         ? ", then grid.x (grid.y) divided by fold_x (fold_y), "
-                          "rounded up, and block.y multiplied by it"
+                          "rounded up, and block.y multiplied by it" +
+                              std::string(O.FoldExact
+                                              ? " (only where fold_x "
+                                                "(fold_y) divides it; "
+                                                "elsewhere unfolded)"
+                                              : "")
                         : "") +
                    (O.MinThreads ? " where that launch has at least "
                                    "min_threads threads (grid x block, all "

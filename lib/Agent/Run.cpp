@@ -1,6 +1,7 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
 #include "astra/Agent/Run.h"
 #include "astra/Agent/Plan.h"
+#include "astra/Transforms/Pipeline.h"
 #include "Clock.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Support/Error.h"
@@ -84,10 +85,15 @@ static unsigned packWidth(const KernelSpec &K) {
 
 /// fold-blocks steps for \p K whose bound the spec gives: a grid dimension
 /// (x or y) whose extent is a variable that an integer scalar argument
-/// takes as its value (`"grid": ["T", "H"]` with `num_heads` = H), the
-/// longest extent at the last shape first.
+/// takes as its value (`"grid": ["T", "H"]` with `num_heads` = H); for a
+/// kernel with barriers or shared memory, an exact fold of any dimension
+/// whose extent is a variable. The longest extent at the last shape first.
 static std::vector<std::string> foldSteps(const KernelSpec &K,
-                                          StringRef Source) {
+                                          const KernelInfo &KI) {
+  StringRef Source = KI.Name;
+  // Rows that share barriers cannot return past a bound: such a kernel
+  // folds exactly, where K divides the extent (fold-blocks:exact=1).
+  bool Exact = !KI.Barriers.empty() || !KI.SharedArrays.empty();
   std::vector<std::pair<int64_t, std::string>> Steps;
   for (size_t D = 0; D < K.Grid.size() && D < 2; ++D) {
     std::vector<std::string> Vars = K.Grid[D].variables();
@@ -100,8 +106,11 @@ static std::vector<std::string> foldSteps(const KernelSpec &K,
           A.Value.Int.text() == Vars[0])
         Holders.push_back(&A);
     // Two arguments with the grid's value (num_heads, num_kv_heads = H):
-    // which one the kernel means is not known; no fold.
-    if (Holders.size() == 1)
+    // which one the kernel means is not known; no fold, unless exact.
+    if (Exact)
+      Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
+                                   ",dim=" + (D ? "y" : "x") + ",exact=1"});
+    else if (Holders.size() == 1)
       Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
                                    ",bound=" + Holders[0]->Name +
                                    ",dim=" + (D ? "y" : "x")});
@@ -114,6 +123,41 @@ static std::vector<std::string> foldSteps(const KernelSpec &K,
   for (auto &[Extent, Step] : Steps)
     Out.push_back(std::move(Step));
   return Out;
+}
+
+/// coarsen steps for \p K: the spec's block.x is a variable that exactly one
+/// integer scalar argument takes as its value (`"block": ["gs"]` with
+/// group_size = gs), kept when the rewrite applies to \p Code.
+static std::vector<std::string> coarsenSteps(const CompileSetup &Setup,
+                                             StringRef FileName,
+                                             StringRef Code,
+                                             const KernelSpec &K,
+                                             StringRef Source) {
+  if (K.Block.empty())
+    return {};
+  std::vector<std::string> Vars = K.Block[0].variables();
+  if (Vars.size() != 1 || K.Block[0].text() != Vars[0])
+    return {};
+  std::vector<const ArgSpec *> Holders;
+  for (const ArgSpec &A : K.Args)
+    if (A.IsScalar && !A.IsStruct && !A.Value.IsFloat &&
+        A.Value.Int.text() == Vars[0])
+      Holders.push_back(&A);
+  if (Holders.size() != 1)
+    return {};
+  std::string Step =
+      "coarsen:kernel=" + Source.str() + ",extent=" + Holders[0]->Name;
+  Expected<RewriteParams> P = RewriteParams::parse(Step);
+  if (!P) {
+    consumeError(P.takeError());
+    return {};
+  }
+  Expected<ApplyResult> R = applyRewrite(Setup, FileName, Code, *P);
+  if (!R) {
+    consumeError(R.takeError()); // refused: listed with --list-rewrites
+    return {};
+  }
+  return {Step};
 }
 
 /// The threads per block of \p K's last shape under the launch of \p Steps.
@@ -199,7 +243,9 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.SpecNoAlias = K->NoAlias;
     Ctx.TunableSteps = tunableSteps(*K, KI->Name);
     Ctx.PackWidth = packWidth(*K);
-    Ctx.FoldSteps = foldSteps(*K, KI->Name);
+    Ctx.FoldSteps = foldSteps(*K, *KI);
+    Ctx.CoarsenSteps =
+        coarsenSteps(Setup, Opts.FileName, Opts.Code, *K, KI->Name);
     Ctx.BlockThreadsAfter = [K, Source = KI->Name](
                                 const std::vector<std::string> &Steps) {
       return blockThreadsAfter(*K, Source, Steps);

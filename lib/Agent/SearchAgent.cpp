@@ -46,9 +46,9 @@ namespace {
 /// comes first, so that a tight budget tries it first.
 unsigned rewritePriority(StringRef Name) {
   static const char *Order[] = {
-      "vectorize-loads", "register-cache",  "warp-reduce", "fold-blocks",
-      "fast-math",       "hoist-invariant", "read-only-cache", "launch",
-      "unroll"};
+      "vectorize-loads", "register-cache", "warp-reduce",     "coarsen",
+      "fold-blocks",     "fast-math",      "hoist-invariant", "read-only-cache",
+      "launch",          "unroll"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;
@@ -237,6 +237,27 @@ void SearchAgent::expand(const AgentContext &Ctx,
                O.Reassociates);
     }
   }
+  // A block that reduces one value per thread: each thread runs C of its
+  // threads (coarsen) under a block C times smaller, which alone frees no
+  // thread slots; folded, K such blocks share one. Proposed as one
+  // composition (coarsenProposals, SearchLaunch.cpp).
+  if (!HasLaunch)
+    for (const CoarsenProposal &C : coarsenProposals(Ctx, Base)) {
+      Expected<RewriteParams> CP = RewriteParams::parse(C.Coarsen);
+      if (!CP) {
+        consumeError(CP.takeError());
+        continue;
+      }
+      std::vector<std::string> Split = Base;
+      Split.push_back(C.Coarsen);
+      Split.push_back(C.Launch);
+      if (Folds.empty()) {
+        if (Entry *E = add(Base, C.Coarsen, {C.Launch}, *CP))
+          E->Rationale = C.Rationale;
+      } else {
+        AddFolds(Split, C.Coarsen, {C.Launch}, *CP, C.Rationale);
+      }
+    }
   if (!HasLaunch)
     addTunable(Ctx, Base);
   for (const Entry &E : Frontier)

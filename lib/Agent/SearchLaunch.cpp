@@ -131,16 +131,51 @@ std::vector<FoldProposal> proposeFolds(const AgentContext &Ctx,
       continue;
     }
     std::string Dim = P->getString("dim", "y");
+    bool Exact = P->getString("exact", "0") == "1";
     for (uint64_t K : Ks)
       Out.push_back(
           {Fold,
            "launch:kernel=" + P->Kernel + ",fold-" + Dim + "=" +
-               std::to_string(K),
+               std::to_string(K) + (Exact ? ",fold-exact=1" : ""),
            "blocks of " + std::to_string(Threads) + " threads: " +
                std::to_string(K) + " of the grid's " + Dim +
                " blocks as the rows of one (" + std::to_string(Threads * K) +
                " threads), so that an SM's block slots no longer limit the "
                "threads it runs"});
+  }
+  return Out;
+}
+
+std::vector<CoarsenProposal>
+coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) {
+  std::vector<CoarsenProposal> Out;
+  // warp-reduce and register-cache replace the tree and the row that
+  // coarsen reads; after them it does not apply.
+  if (any_of(Base, [](const std::string &S) {
+        return StringRef(S).starts_with("coarsen") ||
+               StringRef(S).starts_with("warp-reduce") ||
+               StringRef(S).starts_with("register-cache");
+      }))
+    return Out;
+  uint64_t Threads = Ctx.BlockThreadsAfter ? Ctx.BlockThreadsAfter(Base) : 0;
+  for (const std::string &Step : Ctx.CoarsenSteps) {
+    Expected<RewriteParams> P = RewriteParams::parse(Step);
+    if (!P) {
+      consumeError(P.takeError());
+      continue;
+    }
+    for (uint64_t F : {8, 4, 2}) {
+      if (!Threads || Threads % F || Threads / F < 2)
+        continue;
+      std::string Fs = std::to_string(F);
+      Out.push_back({Step + ",factor=" + Fs,
+                     "launch:kernel=" + P->Kernel + ",block-x-div=" + Fs,
+                     "a block of " + std::to_string(Threads) +
+                         " threads reducing one value each: each thread "
+                         "runs " +
+                         Fs + " of them (" + Fs +
+                         " consecutive elements), the block divided by " + Fs});
+    }
   }
   return Out;
 }

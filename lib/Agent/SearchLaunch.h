@@ -55,6 +55,19 @@ std::vector<FoldProposal> proposeFolds(const AgentContext &Ctx,
                                        const std::vector<std::string> &Steps,
                                        llvm::ArrayRef<std::string> Folds);
 
+/// coarsen with the launch that divides the block by its factor.
+struct CoarsenProposal {
+  std::string Coarsen;
+  std::string Launch;
+  std::string Rationale;
+};
+
+/// For each of the context's coarsen steps not in \p Base, the factors that
+/// divide the last shape's block (8, 4, 2: a 16-byte pack of 2-byte values
+/// per thread first).
+std::vector<CoarsenProposal>
+coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base);
+
 } // namespace astra
 
 #endif // ASTRA_LIB_AGENT_SEARCHLAUNCH_H

@@ -69,12 +69,21 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("fold-x=" + std::to_string(FoldX));
   if (FoldY != 1)
     Parts.push_back("fold-y=" + std::to_string(FoldY));
+  if (FoldExact)
+    Parts.push_back("fold-exact=1");
   if (MinThreads)
     Parts.push_back("min-threads=" + std::to_string(MinThreads));
   return join(Parts, ",");
 }
 
 Error LaunchOverrides::set(StringRef Name, int64_t Value) {
+  if (Name == "fold-exact") {
+    if (Value != 0 && Value != 1)
+      return makeInputError("launch override 'fold-exact=" + Twine(Value) +
+                            "': 0 or 1");
+    FoldExact = Value == 1;
+    return Error::success();
+  }
   if (Value < 1)
     return makeInputError("launch override '" + Name + "=" + Twine(Value) +
                           "': the value must be a positive integer");
@@ -108,7 +117,7 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
                           "grid-x-div, grid-y-div, block-x-div, fold-x, "
-                          "fold-y or min-threads");
+                          "fold-y, fold-exact or min-threads");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -185,8 +194,8 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
   L.Cand.Block[0] =
       uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
   for (auto [Dim, K] : {std::pair<int, int64_t>{0, O.FoldX}, {1, O.FoldY}}) {
-    if (K == 1)
-      continue;
+    if (K == 1 || (O.FoldExact && L.Cand.Grid[Dim] % uint64_t(K)))
+      continue; // an exact fold leaves an extent K does not divide
     L.Cand.Grid[Dim] = uint32_t(divideCeil(L.Cand.Grid[Dim], uint64_t(K)));
     uint64_t Rows = uint64_t(L.Cand.Block[1]) * K;
     uint64_t Threads = Rows * L.Cand.Block[0] * L.Cand.Block[2];

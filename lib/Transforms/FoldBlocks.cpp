@@ -23,12 +23,23 @@
 // variable initialised from blockIdx.y, with only plain declarations (no
 // memory reads, no calls) before it.
 //
+// `exact=1` folds a kernel with shared memory and barriers (a block
+// reduction over 16-thread rows, after coarsen): no bound guard, since a row
+// past it could not return before the block's barriers; the launch folds
+// only where K divides the extent (`launch:fold-y=K,fold-exact=1`). Each
+// shared array becomes its row's slice, `(a + threadIdx.y * blockDim.x)`:
+// legal when the array has at least 1024 elements (a block's threads) and
+// every index into it lies in [0, blockDim.x) (0, threadIdx.x, or a tree
+// reduction over blockDim.x, WarpReduceMatch.h). Barriers are then shared by
+// the rows: each must sit where every row arrives (no condition on
+// threadIdx, blockIdx or memory above it) and the kernel must not return.
+//
 // Refused, with the reason: a kernel that reads threadIdx.y or blockDim.y (a
 // 2-D block of its own), gridDim of the folded dimension (its extent
-// changes), shared memory, barriers, warp collectives or inline assembly (a
-// block's rows would share them), a device function it reaches that reads
-// blockIdx, threadIdx.y, blockDim.y or gridDim (not rewritten), and a
-// blockIdx inside a macro expansion.
+// changes), shared memory and barriers other than the above, warp
+// collectives or inline assembly (a block's rows would share them), a device
+// function it reaches that reads blockIdx, threadIdx.y, blockDim.y or
+// gridDim (not rewritten), and a blockIdx inside a macro expansion.
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
@@ -56,19 +67,27 @@ std::string getFoldMarker(char Dim) {
          Dim + " * blockDim.y + threadIdx.y";
 }
 
-namespace {
-
-/// Calls a block's rows would share: barriers, warp collectives.
-bool isCollective(StringRef Name) {
-  for (StringRef P : {"__syncthreads", "__syncwarp", "__shfl", "__ballot",
-                      "__any", "__all", "__uni", "__activemask", "__match",
-                      "__reduce", "__barrier", "__threadfence_block",
-                      "this_thread_block", "tiled_partition", "this_grid",
-                      "coalesced_threads"})
-    if (Name.starts_with(P))
-      return true;
-  return false;
+const char *getFoldExactNote() {
+  return "exact fold: rows share the block's barriers";
 }
+
+std::string getCoarsenMarker(int64_t Factor) {
+  return "astra-opt coarsen: each thread runs " + std::to_string(Factor) +
+         " threads of the original block";
+}
+
+int64_t findCoarsenFactor(const std::string &Text) {
+  StringRef Prefix = "astra-opt coarsen: each thread runs ";
+  size_t At = StringRef(Text).find(Prefix);
+  if (At == StringRef::npos)
+    return 0;
+  StringRef Rest = StringRef(Text).drop_front(At + Prefix.size());
+  int64_t F = 0;
+  Rest.consumeInteger(10, F);
+  return F;
+}
+
+namespace {
 
 /// What a kernel body (or a device function it reaches) holds that a fold
 /// must see: the uses of blockIdx.<Dim>, and the first thing that forbids it.
@@ -80,7 +99,11 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
   std::string Why;
   SourceLocation WhyLoc;
 
+  bool Exact = false; ///< shared arrays and barriers are collected instead
+  RowSliceScan Rows;
+
   FoldScan(char Dim, bool InKernel) : Dim(Dim), InKernel(InKernel) {}
+  bool collects() const { return Exact && InKernel; }
 
   void refuse(const Twine &W, SourceLocation L) {
     if (Why.empty()) {
@@ -132,7 +155,9 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
   }
   bool VisitCallExpr(CallExpr *C) {
     std::string Name = getCalleeName(C);
-    if (isCollective(Name))
+    if (Name == "__syncthreads" && collects())
+      Rows.Barriers.push_back(C);
+    else if (isCollectiveCall(Name))
       refuse("it calls " + Name + ", which a block's rows would share",
              C->getBeginLoc());
     const FunctionDecl *FD = C->getDirectCallee();
@@ -161,8 +186,14 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
                    " as a whole (only .x, .y, .z are followed)",
                R->getBeginLoc());
   }
+  bool VisitReturnStmt(ReturnStmt *R) {
+    Rows.Returns.push_back(R);
+    return true;
+  }
   bool VisitVarDecl(VarDecl *V) {
-    if (V->hasAttr<CUDASharedAttr>())
+    if (V->hasAttr<CUDASharedAttr>() && collects())
+      Rows.Shared.push_back(V);
+    else if (V->hasAttr<CUDASharedAttr>())
       refuse("it declares the shared array '" + V->getName() +
                  "', which a block's rows would share",
              V->getLocation());
@@ -173,11 +204,13 @@ struct FoldScan : RecursiveASTVisitor<FoldScan> {
     if (N == "blockIdx" || N == "threadIdx" || N == "blockDim" ||
         N == "gridDim")
       BuiltinRefs.insert(E);
-    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
-      if (V->hasAttr<CUDASharedAttr>())
-        refuse("it uses the shared variable '" + V->getName() +
-                   "', which a block's rows would share",
-               E->getBeginLoc());
+    const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (V && V->hasAttr<CUDASharedAttr>() && collects())
+      Rows.SharedRefs.push_back(E);
+    else if (V && V->hasAttr<CUDASharedAttr>())
+      refuse("it uses the shared variable '" + V->getName() +
+                 "', which a block's rows would share",
+             E->getBeginLoc());
     return true;
   }
   bool VisitAsmStmt(AsmStmt *S) {
@@ -323,7 +356,14 @@ public:
     ParamDesc Bound{"bound", RewriteParamKind::Name, "", {""},
                     "the integer parameter that holds the grid's extent in "
                     "that dimension (empty: the kernel's own guard)"};
-    return {Dim, Bound};
+    // exact=1 is not enumerated: the agent proposes it with its launch
+    // where the spec's kernel has barriers (Run.cpp, foldSteps).
+    ParamDesc Exact{"exact", RewriteParamKind::Enum, "0", {"0"},
+                    "1: no bound guard; the launch folds only where K "
+                    "divides the extent (fold-exact=1), so that rows may "
+                    "share barriers and take slices of shared arrays"};
+    Exact.Choices = {"0", "1"};
+    return {Dim, Bound, Exact};
   }
 
 protected:
@@ -335,6 +375,7 @@ Expected<std::vector<Rewrite::PlannedSite>>
 FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
   char Dim = P.getString("dim", "y")[0];
   std::string BoundName = P.getString("bound", "");
+  bool Exact = P.getString("exact", "0") == "1";
   ASTContext &Ctx = RC.getASTContext();
   StringSet<> Taken;
   std::vector<PlannedSite> Sites;
@@ -359,6 +400,7 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
     FoldScan Scan(Dim, /*InKernel=*/true);
     Scan.SM = &RC.getSourceManager();
+    Scan.Exact = Exact;
     Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
     Scan.checkWholeReads();
     if (RC.getText(Body->getSourceRange()).contains("#if"))
@@ -394,7 +436,30 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
     if (!Macro.empty())
       continue;
     std::string BoundText, BoundFrom;
-    if (!BoundName.empty()) {
+    if (Exact) {
+      if (!BoundName.empty()) {
+        Refuse("exact=1 takes no bound (the launch folds only where K "
+               "divides the extent)",
+               SourceLocation());
+        continue;
+      }
+      SourceLocation WhyLoc;
+      std::string Why = checkRowSlices(Ctx, K, Scan.Rows, WhyLoc);
+      if (!Why.empty()) {
+        Refuse(Why, WhyLoc);
+        continue;
+      }
+      BoundFrom = "exact: no bound guard";
+      if (!Scan.Rows.Shared.empty())
+        BoundFrom += ", each row its slice of the shared array" +
+                     std::string(Scan.Rows.Shared.size() > 1 ? "s" : "");
+      if (!Scan.Rows.Barriers.empty())
+        BoundFrom += ", the rows share its barriers";
+      Site.Assumes = std::string("the launch folds the grid's ") + Dim +
+                     " extent only where K divides it "
+                     "(launch:fold-" +
+                     Dim + "=K,fold-exact=1)";
+    } else if (!BoundName.empty()) {
       const ParmVarDecl *Param = nullptr;
       for (const ParmVarDecl *PV : K->parameters())
         if (PV->getName() == BoundName)
@@ -424,8 +489,9 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
       continue;
     }
     std::string Var = makeFreshName(Ctx, Dim == 'y' ? "foldY" : "foldX", Taken);
-    std::string Text = "// " + getFoldMarker(Dim) +
-                       " (the rows of a block are blocks of the original "
+    std::string Text = "// " + getFoldMarker(Dim) + " (" +
+                       (Exact ? std::string(getFoldExactNote()) + "; " : "") +
+                       "the rows of a block are blocks of the original "
                        "grid; under the original launch, block.y = 1, it is "
                        "blockIdx." +
                        Dim + ")\nconst unsigned int " + Var + " = blockIdx." +
@@ -442,10 +508,17 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::vector<SourceRange> Uses;
     for (const Expr *U : Scan.Uses)
       Uses.push_back(U->getSourceRange());
-    Sites.push_back({Site, [&RC, Body, Text, Var, Uses](EditBatch &B) {
+    std::vector<std::pair<SourceRange, std::string>> Slices;
+    for (const DeclRefExpr *R : Scan.Rows.SharedRefs)
+      Slices.push_back({R->getSourceRange(),
+                        "(" + R->getDecl()->getNameAsString() +
+                            " + threadIdx.y * blockDim.x)"});
+    Sites.push_back({Site, [&RC, Body, Text, Var, Uses, Slices](EditBatch &B) {
                        insertAtBodyStart(RC, B, Body, Text);
                        for (SourceRange R : Uses)
                          B.replace(R, Var);
+                       for (const auto &[R, T] : Slices)
+                         B.replace(R, T);
                      }});
   }
   return std::move(Sites);

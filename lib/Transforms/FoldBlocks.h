@@ -2,19 +2,49 @@
 //
 // Private to lib/Transforms: the comment fold-blocks opens a folded kernel
 // with, which the launch rewrite looks for before it folds the launch
-// (`launch:fold-y=K`).
+// (`launch:fold-y=K`), and the one coarsen leaves (`launch:block-x-div=C`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_LIB_TRANSFORMS_FOLDBLOCKS_H
 #define ASTRA_LIB_TRANSFORMS_FOLDBLOCKS_H
 
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
 #include <string>
+#include <vector>
 
 namespace astra {
 
 /// "astra-opt fold-blocks: blockIdx.y -> blockIdx.y * blockDim.y +
 /// threadIdx.y" for \p Dim 'y'.
 std::string getFoldMarker(char Dim);
+
+/// The note an exact fold (rows that share barriers: no bound guard) adds
+/// after the marker; its launch must say `fold-exact=1`.
+const char *getFoldExactNote();
+
+/// "astra-opt coarsen: each thread runs <Factor> threads of the original
+/// block" (Coarsen.cpp): the launch divides block.x by that factor, no
+/// other.
+std::string getCoarsenMarker(int64_t Factor);
+
+/// What an exact fold (fold-blocks:exact=1) must check in a kernel's body.
+struct RowSliceScan {
+  std::vector<const clang::VarDecl *> Shared; ///< __shared__ declarations
+  std::vector<const clang::DeclRefExpr *> SharedRefs;
+  std::vector<const clang::CallExpr *> Barriers; ///< __syncthreads()
+  std::vector<const clang::ReturnStmt *> Returns;
+};
+
+/// Whether each row of a folded block may take its own slice of every
+/// shared array and share the block's barriers (FoldBlocksShared.cpp).
+/// Empty, or why not with \p WhyLoc where.
+std::string checkRowSlices(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                           const RowSliceScan &S, clang::SourceLocation &WhyLoc);
+
+/// The factor of the first coarsen marker in \p Text; 0 when none.
+int64_t findCoarsenFactor(const std::string &Text);
 
 } // namespace astra
 

@@ -72,6 +72,7 @@ struct LaunchChange {
   std::vector<std::string> Vars; ///< "B=512"
   int64_t GridDiv = 1, BlockDiv = 1, GridYDiv = 1;
   int64_t FoldX = 1, FoldY = 1; ///< blocks folded into the block's rows
+  int64_t FoldExact = 0;        ///< a fold only where K divides the extent
   int64_t Block = 0; ///< 0: not given
   /// The divisions only where the launch has this many threads (0: always).
   int64_t MinThreads = 0;
@@ -93,7 +94,11 @@ struct LaunchChange {
       if (K > 1)
         Parts.push_back(std::string("grid.") + D + " / " + std::to_string(K) +
                         " (rounded up) with block.y x " + std::to_string(K) +
-                        " (" + std::to_string(K) + " blocks as the rows of one)");
+                        " (" + std::to_string(K) + " blocks as the rows of one" +
+                        (FoldExact ? ", only where " + std::to_string(K) +
+                                         " divides grid." + D
+                                   : std::string()) +
+                        ")");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
     if (MinThreads && (GridDiv > 1 || GridYDiv > 1 || BlockDiv > 1 || folds()))
@@ -174,6 +179,9 @@ public:
                 "block (grid.x / K, block.y x K); needs fold-blocks:dim=x"),
             Int("fold-y", "1", 1, 1024,
                 "the same for the grid's y blocks; needs fold-blocks:dim=y"),
+            Int("fold-exact", "0", 0, 1,
+                "1: fold only where K divides the grid's extent (elsewhere "
+                "block.y stays 1); needs fold-blocks:exact=1"),
             Int("min-threads", "0", 0, int64_t(1) << 40,
                 "divide only where the launch has at least this many threads "
                 "(grid x block); smaller launches stay as they are"),
@@ -192,7 +200,8 @@ protected:
       StringRef Key = KV.getKey();
       if (Key != "grid-x-div" && Key != "grid-y-div" &&
           Key != "block-x-div" && Key != "block" &&
-          Key != "min-threads" && Key != "fold-x" && Key != "fold-y")
+          Key != "min-threads" && Key != "fold-x" && Key != "fold-y" &&
+          Key != "fold-exact")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
@@ -202,6 +211,7 @@ protected:
           {"block-x-div", &C.BlockDiv},
           {"fold-x", &C.FoldX},
           {"fold-y", &C.FoldY},
+          {"fold-exact", &C.FoldExact},
           {"min-threads", &C.MinThreads},
           {"block", &C.Block}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
@@ -259,8 +269,28 @@ protected:
         Refuse(FoldWhy);
         continue;
       }
-      if ((C.GridDiv > 1 || C.GridYDiv > 1 || C.BlockDiv > 1) && !AnyGrid &&
-          !AnyBlock) {
+      for (auto [D, K] :
+           {std::pair<char, int64_t>{'x', C.FoldX}, {'y', C.FoldY}})
+        if (K > 1 && !C.FoldExact && FoldWhy.empty() &&
+            KernelText.contains(getFoldMarker(D) + " (" + getFoldExactNote()))
+          FoldWhy = std::string("the kernel was folded exactly (its rows "
+                                "share barriers and cannot return past a "
+                                "bound): add fold-exact=1, so that grid.") +
+                    D + " is folded only where K divides it";
+      if (!FoldWhy.empty()) {
+        Refuse(FoldWhy);
+        continue;
+      }
+      int64_t Coarsen = findCoarsenFactor(KernelText.str());
+      if (Coarsen && C.BlockDiv > 1 && C.BlockDiv != Coarsen) {
+        Refuse("the kernel was coarsened by " + std::to_string(Coarsen) +
+               ": its block divides by exactly that (block-x-div=" +
+               std::to_string(Coarsen) + "), or not at all");
+        continue;
+      }
+      if ((C.GridDiv > 1 || C.GridYDiv > 1 ||
+           (C.BlockDiv > 1 && !Coarsen)) &&
+          !AnyGrid && !AnyBlock) {
         Refuse("dividing the grid or the block needs a kernel whose threads "
                "cover every element for any grid: apply "
                "vectorize-loads:any-grid=1 first (one element per thread)");

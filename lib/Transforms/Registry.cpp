@@ -22,6 +22,7 @@ const std::vector<std::unique_ptr<Rewrite>> &getRewrites() {
     V.push_back(createHoistInvariant());
     V.push_back(createWarpReduce());
     V.push_back(createRegisterCache());
+    V.push_back(createCoarsen());
     V.push_back(createFoldBlocks());
     V.push_back(createLaunch());
     return V;

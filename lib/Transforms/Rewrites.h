@@ -15,6 +15,7 @@ std::unique_ptr<Rewrite> createFastMath();
 std::unique_ptr<Rewrite> createHoistInvariant();
 std::unique_ptr<Rewrite> createWarpReduce();
 std::unique_ptr<Rewrite> createRegisterCache();
+std::unique_ptr<Rewrite> createCoarsen();
 std::unique_ptr<Rewrite> createFoldBlocks();
 std::unique_ptr<Rewrite> createLaunch();
 

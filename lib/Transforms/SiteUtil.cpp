@@ -108,4 +108,15 @@ bool isLibraryFunction(const FunctionDecl *FD) {
          SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
 }
 
+bool isCollectiveCall(StringRef Name) {
+  for (StringRef P : {"__syncthreads", "__syncwarp", "__shfl", "__ballot",
+                      "__any", "__all", "__uni", "__activemask", "__match",
+                      "__reduce", "__barrier", "__threadfence_block",
+                      "this_thread_block", "tiled_partition", "this_grid",
+                      "coalesced_threads"})
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
 } // namespace astra

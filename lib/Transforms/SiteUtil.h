@@ -64,6 +64,10 @@ std::string getLineCol(const RewriteContext &RC, clang::SourceLocation Loc);
 /// libdevice declarations, <cmath>) rather than a user's function.
 bool isLibraryFunction(const clang::FunctionDecl *FD);
 
+/// Whether a call named \p Name synchronises or exchanges data between
+/// threads: barriers, warp collectives, cooperative groups.
+bool isCollectiveCall(llvm::StringRef Name);
+
 } // namespace astra
 
 #endif // ASTRA_LIB_TRANSFORMS_SITEUTIL_H

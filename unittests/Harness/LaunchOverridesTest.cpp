@@ -185,6 +185,39 @@ TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {
   }
 }
 
+TEST(LaunchOverridesTest, FoldsExactlyOrNotAtAll) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  const Shape &S = K.Shapes[0]; // grid (43, 4), block 256
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  ASSERT_TRUE(bool(L));
+  // 2 divides grid.y = 4: folded.
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("fold-y=2,fold-exact=1");
+  ASSERT_TRUE(bool(O)) << messages(O.takeError());
+  EXPECT_TRUE(O->FoldExact);
+  EXPECT_EQ(O->str(), "fold-y=2,fold-exact=1");
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[1], 2u);
+  EXPECT_EQ(L->Cand.Block[1], 2u);
+  // 3 does not: that extent stays unfolded (without fold-exact: 2 x 3 rows).
+  O = LaunchOverrides::parse("fold-y=3,fold-exact=1");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[1], 4u);
+  EXPECT_EQ(L->Cand.Block[1], 1u);
+  O = LaunchOverrides::parse("fold-x=2,fold-exact=1"); // 43 blocks along x
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 43u);
+  EXPECT_EQ(L->Cand.Block[1], 1u);
+  EXPECT_THAT(messages(LaunchOverrides::parse("fold-exact=2").takeError()),
+              HasSubstr("'fold-exact=2': 0 or 1"));
+  O = LaunchOverrides::parse("fold-exact=0");
+  ASSERT_TRUE(bool(O));
+  EXPECT_TRUE(O->empty());
+}
+
 TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {
   Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
   ASSERT_TRUE(bool(F)) << messages(F.takeError());

@@ -103,6 +103,12 @@ struct AgentContext {
   /// the scalar argument num_heads's value); a fold whose kernel guards its
   /// own index is among the catalogue options instead.
   std::vector<std::string> FoldSteps;
+  /// coarsen steps with the block extent the spec gives
+  /// (`coarsen:kernel=k,extent=group_size`: the spec's block.x is the
+  /// scalar argument group_size's value), each checked to apply to the
+  /// original file; the search adds factor= and the launch that divides the
+  /// block by it.
+  std::vector<std::string> CoarsenSteps;
   /// The threads per block at the spec's last (largest) shape under the
   /// launch steps of a plan; 0 when unknown.
   std::function<uint64_t(const std::vector<std::string> &Steps)>

@@ -327,23 +327,28 @@ struct LaunchOverrides {
   /// (rounded up) and the block's y extent multiplied by K, so that each
   /// block runs K of the original blocks as its rows (after fold-blocks).
   int64_t FoldX = 1, FoldY = 1;
+  /// `fold-exact=1`: a fold applies only at shapes where K divides the
+  /// grid's extent; elsewhere that extent stays unfolded (block.y = 1). For a
+  /// folded kernel with barriers, whose rows cannot return past a bound.
+  bool FoldExact = false;
 
   bool empty() const {
     return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 &&
-           GridYDiv == 1 && MinThreads == 0 && FoldX == 1 && FoldY == 1;
+           GridYDiv == 1 && MinThreads == 0 && FoldX == 1 && FoldY == 1 &&
+           !FoldExact;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
-  /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y`.
-  /// Values must be positive.
+  /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y` /
+  /// `fold-exact` (0 or 1). Other values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
     return Vars == O.Vars && GridXDiv == O.GridXDiv &&
            BlockXDiv == O.BlockXDiv && GridYDiv == O.GridYDiv &&
            MinThreads == O.MinThreads &&
-           FoldX == O.FoldX && FoldY == O.FoldY;
+           FoldX == O.FoldX && FoldY == O.FoldY && FoldExact == O.FoldExact;
   }
 };
 

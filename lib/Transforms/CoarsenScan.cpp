@@ -1,0 +1,173 @@
+//===- CoarsenScan.cpp - What coarsen reads in a kernel -------------------===//
+//
+// See CoarsenScan.h.
+//
+//===----------------------------------------------------------------------===//
+#include "CoarsenScan.h"
+#include "EditBatch.h"
+#include "SiteUtil.h"
+#include "astra/Frontend/ExprMatch.h"
+#include "clang/AST/Attr.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+void CoarsenScan::refuse(const Twine &W, SourceLocation L) {
+  if (Why.empty()) {
+    Why = W.str();
+    WhyLoc = L;
+  }
+}
+
+void CoarsenScan::builtin(const Expr *E) {
+  std::optional<CudaBuiltin> B = matchCudaBuiltin(E);
+  if (!B || !Seen.insert(E->getBeginLoc().getRawEncoding()).second)
+    return;
+  if ((B->Var == "threadIdx" || B->Var == "blockDim") && B->Dim != 'x')
+    refuse("it reads " + B->str() + ": its block is not one row along x",
+           E->getBeginLoc());
+  else if (B->str() == "threadIdx.x")
+    ThreadX.push_back(E);
+  else if (B->str() == "blockDim.x")
+    BlockDimX.push_back(E);
+}
+
+bool CoarsenScan::VisitMemberExpr(MemberExpr *E) {
+  builtin(E);
+  return true;
+}
+
+bool CoarsenScan::VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
+  builtin(E);
+  return true;
+}
+
+bool CoarsenScan::VisitCallExpr(CallExpr *C) {
+  std::string Name = getCalleeName(C);
+  if (Name == "__syncthreads")
+    Barriers.push_back(C);
+  else if (isCollectiveCall(Name) ||
+           StringRef(Name).starts_with("__threadfence") ||
+           StringRef(Name).starts_with("atomic"))
+    refuse("it calls " + Name +
+               " (threads of the original block would "
+               "run it in another order)",
+           C->getBeginLoc());
+  if (const FunctionDecl *FD = C->getDirectCallee())
+    if (FD->hasBody() && !isLibraryFunction(FD) &&
+        SM.isWrittenInMainFile(SM.getFileLoc(FD->getLocation())))
+      Callees.push_back(FD);
+  return true;
+}
+
+bool CoarsenScan::VisitVarDecl(VarDecl *V) {
+  if (V->hasAttr<CUDASharedAttr>() && V != Array)
+    refuse("it declares the shared '" + V->getName() +
+               "' besides the tree's array",
+           V->getLocation());
+  return true;
+}
+
+bool CoarsenScan::VisitDeclRefExpr(DeclRefExpr *E) {
+  if (E->getDecl() == Array)
+    ArrayRefs.push_back(E);
+  return true;
+}
+
+bool CoarsenScan::VisitReturnStmt(ReturnStmt *R) {
+  refuse("it returns (a thread would leave the C threads it runs)",
+         R->getBeginLoc());
+  return true;
+}
+
+bool CoarsenScan::VisitAsmStmt(AsmStmt *S) {
+  refuse("it holds inline assembly", S->getBeginLoc());
+  return true;
+}
+
+bool ReadsIndex::VisitMemberExpr(MemberExpr *E) {
+  if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E))
+    Found |= B->Var == "threadIdx" || B->Var == "blockDim";
+  return true;
+}
+
+bool inRange(const SourceManager &SM, SourceLocation L, const Stmt *S) {
+  return SM.isPointWithin(SM.getFileLoc(L), SM.getFileLoc(S->getBeginLoc()),
+                          SM.getFileLoc(S->getEndLoc()));
+}
+
+/// The variables a statement declares at its own level.
+std::vector<const VarDecl *> declaredBy(const Stmt *S) {
+  std::vector<const VarDecl *> Out;
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        Out.push_back(V);
+  return Out;
+}
+
+/// Whether \p S reads threadIdx.x or one of \p Vars.
+bool reads(const Stmt *S, const DenseSet<const VarDecl *> &Vars) {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (getBuiltinVarName(E) == "threadIdx.x")
+      return true;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (Vars.count(V))
+        return true;
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        if (reads(V->getInit(), Vars))
+          return true;
+    return false;
+  }
+  for (const Stmt *C : S->children())
+    if (reads(C, Vars))
+      return true;
+  return false;
+}
+
+unsigned stmtEnd(RewriteContext &RC, const Stmt *S) {
+  EditBatch Offsets(RC);
+  unsigned End = Offsets.endOf(S->getSourceRange());
+  StringRef File = RC.getSourceManager().getBufferData(
+      RC.getSourceManager().getMainFileID());
+  size_t At = File.find_first_not_of(" \t\r\n", End);
+  return At != StringRef::npos && File[At] == ';' ? At + 1 : End;
+}
+
+std::string spliceText(RewriteContext &RC, SourceRange R,
+                       std::vector<std::pair<SourceRange, std::string>> Edits,
+                       unsigned End) {
+  EditBatch Offsets(RC);
+  unsigned Begin = Offsets.beginOf(R);
+  if (!End)
+    End = Offsets.endOf(R);
+  StringRef File = RC.getSourceManager().getBufferData(
+      RC.getSourceManager().getMainFileID());
+  std::vector<std::tuple<unsigned, unsigned, std::string>> Sorted;
+  for (auto &[ER, T] : Edits)
+    Sorted.push_back({Offsets.beginOf(ER), Offsets.endOf(ER), T});
+  // Outer edits first: an edit nested in one already made is skipped.
+  llvm::sort(Sorted, [](const auto &A, const auto &B) {
+    return std::get<0>(A) != std::get<0>(B) ? std::get<0>(A) < std::get<0>(B)
+                                            : std::get<1>(A) > std::get<1>(B);
+  });
+  std::string Out;
+  unsigned At = Begin;
+  for (auto &[B, E, T] : Sorted) {
+    if (B < At || E > End)
+      continue; // nested in an edit already made, or outside
+    Out += File.slice(At, B).str() + T;
+    At = E;
+  }
+  Out += File.slice(At, End).str();
+  return Out;
+}
+
+} // namespace astra

@@ -1,0 +1,76 @@
+//===- CoarsenScan.h - What coarsen reads in a kernel -----------*- C++ -*-===//
+//
+// Private to lib/Transforms (Coarsen.cpp): the built-ins, barriers and uses
+// of the tree's array in a kernel's body, and the text helpers that copy its
+// statements with edits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_COARSENSCAN_H
+#define ASTRA_LIB_TRANSFORMS_COARSENSCAN_H
+
+#include "astra/Transforms/Rewrite.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// What the kernel's body reads that coarsening must see.
+struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
+  const clang::SourceManager &SM;
+  const clang::VarDecl *Array;                ///< the tree's
+  std::vector<const clang::Expr *> ThreadX;   ///< threadIdx.x
+  std::vector<const clang::Expr *> BlockDimX; ///< blockDim.x
+  std::vector<const clang::DeclRefExpr *> ArrayRefs;
+  std::vector<const clang::CallExpr *> Barriers;
+  /// Functions of the file it calls (with bodies).
+  std::vector<const clang::FunctionDecl *> Callees;
+  std::string Why; ///< the first thing that forbids coarsening
+  clang::SourceLocation WhyLoc;
+  llvm::DenseSet<unsigned> Seen;
+
+  CoarsenScan(const clang::SourceManager &SM, const clang::VarDecl *Array)
+      : SM(SM), Array(Array) {}
+  void refuse(const llvm::Twine &W, clang::SourceLocation L);
+  void builtin(const clang::Expr *E);
+  bool VisitMemberExpr(clang::MemberExpr *E);
+  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr *E);
+  bool VisitCallExpr(clang::CallExpr *C);
+  bool VisitVarDecl(clang::VarDecl *V);
+  bool VisitDeclRefExpr(clang::DeclRefExpr *E);
+  bool VisitReturnStmt(clang::ReturnStmt *R);
+  bool VisitAsmStmt(clang::AsmStmt *S);
+};
+
+/// Whether a function reads threadIdx or blockDim.
+struct ReadsIndex : clang::RecursiveASTVisitor<ReadsIndex> {
+  bool Found = false;
+  bool VisitMemberExpr(clang::MemberExpr *E);
+};
+
+/// Whether \p L lies in \p S (file locations).
+bool inRange(const clang::SourceManager &SM, clang::SourceLocation L,
+             const clang::Stmt *S);
+
+/// The variables a statement declares at its own level.
+std::vector<const clang::VarDecl *> declaredBy(const clang::Stmt *S);
+
+/// Whether \p S reads threadIdx.x or one of \p Vars.
+bool reads(const clang::Stmt *S,
+           const llvm::DenseSet<const clang::VarDecl *> &Vars);
+
+/// The file offset just past \p S, its `;` included.
+unsigned stmtEnd(RewriteContext &RC, const clang::Stmt *S);
+
+/// Text of \p R (to \p End when given) with the edits \p Edits (ranges
+/// inside it) applied; an edit nested in another is dropped.
+std::string
+spliceText(RewriteContext &RC, clang::SourceRange R,
+           std::vector<std::pair<clang::SourceRange, std::string>> Edits,
+           unsigned End = 0);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_TRANSFORMS_COARSENSCAN_H

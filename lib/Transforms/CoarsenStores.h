@@ -1,0 +1,62 @@
+//===- CoarsenStores.h - One pack for a coarsened thread's stores -*- C++
+//-*-===//
+//
+// Private to lib/Transforms (Coarsen.cpp). After coarsen, each thread stores
+// what C threads of the original block stored, one element each: often C
+// consecutive elements, which one 4-, 8- or 16-byte store writes at once.
+//
+//   p[IDX] = VAL;   // in the loop over c, after the tree
+//
+// becomes `(ptr[c] = &p[IDX], buf[c] = VAL, did |= 1u << c)`, and after the
+// loop the elements are written: as one pack when every c stored, to
+// consecutive addresses (checked at run time), aligned to the pack; else
+// one by one in c order, as recorded. Taken only for a scalar element, a
+// pointer parameter that the loop stores through once and never reads, an
+// index without side effects, and a pack of 4, 8 or 16 bytes. Assumed, as
+// vectorize-loads does: distinct pointer parameters that are stored do not
+// overlap.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_COARSENSTORES_H
+#define ASTRA_LIB_TRANSFORMS_COARSENSTORES_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringSet.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct CombinedStore {
+  const clang::BinaryOperator *Store = nullptr; ///< p[IDX] = VAL
+  std::string ElemType;                         ///< of p[IDX], as C++ text
+  std::string PackType;                         ///< unsigned int, uint2, uint4
+  unsigned PackBytes = 0;
+  /// Fresh names: addresses, values, which c stored, whether one pack
+  /// takes them, the pack.
+  std::string Ptr, Buf, Did, Whole, Pack;
+};
+
+/// The stores of \p Stmts (a coarsened loop's body) that can be combined
+/// into packs of \p C elements.
+std::vector<CombinedStore>
+findCombinableStores(clang::ASTContext &Ctx,
+                     llvm::ArrayRef<const clang::Stmt *> Stmts, int64_t C,
+                     llvm::StringSet<> &Taken);
+
+/// The declarations before the loop.
+std::string declareStores(llvm::ArrayRef<CombinedStore> Stores, int64_t C);
+
+/// The store expression's replacement, given its operands' rewritten text.
+std::string recordStore(const CombinedStore &S, llvm::StringRef CVar,
+                        llvm::StringRef Lhs, llvm::StringRef Rhs);
+
+/// The writes after the loop.
+std::string writeStores(llvm::ArrayRef<CombinedStore> Stores, int64_t C,
+                        llvm::StringRef CVar);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_TRANSFORMS_COARSENSTORES_H

@@ -1,0 +1,224 @@
+// coarsen: each thread runs C consecutive threads of a block that reduces
+// one value per thread with a shared tree, behind a guard on the block's
+// extent (the original is the fallback); its stores become one pack where
+// every c stored to consecutive aligned elements; the launch divides the
+// block by exactly the factor, and an exact fold then runs several such
+// blocks as the rows of one. Refusals: no extent, a tree that does not
+// follow blockDim.x, blockDim.x read elsewhere, another barrier, a return,
+// two trees, a per-thread local that is not a scalar; the launch's other
+// factors and an exact fold launched without fold-exact.
+// REQUIRES: cuda-headers
+//
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs %s | FileCheck %s --check-prefix=MAX
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs,factor=4 %s | FileCheck %s --check-prefix=MAX4
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,block-x-div=8 --apply=launch:kernel=group_max,fold-y=8,fold-exact=1 %s | FileCheck %s --check-prefix=FOLD
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --emit-ptx %s -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %astra-opt --apply=coarsen:kernel=row_sum,extent=n %s | FileCheck %s --check-prefix=SUM
+// RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=launch:kernel=group_max,block-x-div=4 %s 2>&1 | FileCheck %s --check-prefix=FACTOR
+// RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,fold-y=8 %s 2>&1 | FileCheck %s --check-prefix=NOTEXACT
+// RUN: not %astra-opt --apply=coarsen:kernel=group_max %s 2>&1 | FileCheck %s --check-prefix=NOEXTENT
+// RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=scale %s 2>&1 | FileCheck %s --check-prefix=BADEXTENT
+// RUN: not %astra-opt --apply=coarsen:kernel=pair_local,extent=n %s 2>&1 | FileCheck %s --check-prefix=PAIR
+// RUN: %astra-opt --list-rewrites %s 2>&1 | FileCheck %s --check-prefix=LIST
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+// A group of gs values per block (gs threads), its absolute maximum by a
+// shared tree, then each value scaled by it.
+__global__ void group_max(int8_t *out, float *scales, const float *in, int d,
+                          int gs) {
+  __shared__ float part[1024];
+  const int g = blockIdx.x;
+  const long t = blockIdx.y;
+  const int i = g * gs + threadIdx.x;
+  const bool on = i < d;
+  float v = 0.0f;
+  if (on)
+    v = in[t * d + i];
+  part[threadIdx.x] = fabsf(v);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  const float m = fmaxf(part[0], 1e-10f) / 127.0f;
+  if (threadIdx.x == 0)
+    scales[t * gridDim.x + g] = m;
+  if (on)
+    out[t * d + i] = (int8_t)rintf(v / m);
+}
+
+// MAX: const int g = blockIdx.x;
+// MAX-NEXT: const long t = blockIdx.y;
+// MAX-NEXT: // astra-opt coarsen: each thread runs 8 threads of the original block (threadIdx.x * 8 + c) when the block is gs / 8 threads; any other block runs the original below
+// MAX-NEXT: if (blockDim.x * 8 == static_cast<unsigned int>(gs)) {
+// MAX-NEXT: int i[8];
+// MAX-NEXT: bool on[8];
+// MAX-NEXT: float v[8];
+// MAX-NEXT: float coarsenAcc;
+// MAX-NEXT: #pragma unroll
+// MAX-NEXT: for (int coarsenC = 0; coarsenC < 8; ++coarsenC) {
+// MAX-NEXT: const unsigned int coarsenT = threadIdx.x * 8 + coarsenC;
+// MAX-NEXT: i[coarsenC] = g * gs + coarsenT;
+// MAX-NEXT: on[coarsenC] = i[coarsenC] < d;
+// MAX-NEXT: v[coarsenC] = 0.0f;
+// MAX-NEXT: if (on[coarsenC])
+// MAX-NEXT: v[coarsenC] = in[t * d + i[coarsenC]];
+// MAX-NEXT: coarsenAcc = coarsenC == 0 ? (fabsf(v[coarsenC])) : fmaxf(coarsenAcc, (fabsf(v[coarsenC])));
+// MAX-NEXT: }
+// MAX-NEXT: part[threadIdx.x] = coarsenAcc;
+// MAX-NEXT: __syncthreads();
+// MAX-NEXT: for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+// MAX: const float m = fmaxf(part[0], 1e-10f) / 127.0f;
+// MAX-NEXT: int8_t *outAt[8];
+// MAX-NEXT: int8_t outVal[8];
+// MAX-NEXT: unsigned int outStored = 0;
+// MAX-NEXT: #pragma unroll
+// MAX-NEXT: for (int coarsenC = 0; coarsenC < 8; ++coarsenC) {
+// MAX-NEXT: const unsigned int coarsenT = threadIdx.x * 8 + coarsenC;
+// MAX-NEXT: if (coarsenT == 0)
+// MAX-NEXT: scales[t * gridDim.x + g] = m;
+// MAX-NEXT: if (on[coarsenC])
+// MAX-NEXT: outAt[coarsenC] = &(out[t * d + i[coarsenC]]), outVal[coarsenC] = ((int8_t)rintf(v[coarsenC] / m)), outStored |= 1u << coarsenC;
+// MAX-NEXT: }
+// MAX-NEXT: // astra-opt coarsen: the 8 stores as one 8-byte pack when all happened, to consecutive aligned elements
+// MAX-NEXT: bool outPacked = outStored == 255u && reinterpret_cast<unsigned long long>(outAt[0]) % 8 == 0;
+// MAX: outPacked = outPacked && outAt[coarsenC] == outAt[0] + coarsenC;
+// MAX-NEXT: if (outPacked) {
+// MAX: *reinterpret_cast<uint2 *>(outAt[0]) = outPack.Pack;
+// MAX-NEXT: } else {
+// MAX: if (outStored >> coarsenC & 1u)
+// MAX-NEXT: *outAt[coarsenC] = outVal[coarsenC];
+// MAX: } else {
+// MAX-NEXT: const int i = g * gs + threadIdx.x;
+// MAX: if (threadIdx.x == 0)
+// MAX-NEXT: scales[t * gridDim.x + g] = m;
+// MAX-NEXT: if (on)
+// MAX-NEXT: out[t * d + i] = (int8_t)rintf(v / m);
+// MAX-NEXT: }
+// MAX-NEXT: }
+
+// MAX4: if (blockDim.x * 4 == static_cast<unsigned int>(gs)) {
+// MAX4: bool outPacked = outStored == 15u && reinterpret_cast<unsigned long long>(outAt[0]) % 4 == 0;
+// MAX4: *reinterpret_cast<unsigned int *>(outAt[0]) = outPack.Pack;
+
+// FOLD: const unsigned int foldY = blockIdx.y * blockDim.y + threadIdx.y;
+// FOLD: const long t = foldY;
+// FOLD: (part + threadIdx.y * blockDim.x)[threadIdx.x] = coarsenAcc;
+// FOLD: const float m = fmaxf((part + threadIdx.y * blockDim.x)[0], 1e-10f) / 127.0f;
+
+// PTX: .visible .entry _Z9group_maxPaPfPKfii(
+// PTX: st.global.b64
+
+// A row sum (one row of n values per block of n threads): a float sum is
+// regrouped; the row's value is stored once, by thread 0, and not packed.
+__global__ void row_sum(float *out, const float *x, int n) {
+  __shared__ float acc[1024];
+  const int r = blockIdx.x;
+  acc[threadIdx.x] = x[r * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      acc[threadIdx.x] += acc[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[r] = acc[0];
+}
+
+// SUM: if (blockDim.x * 8 == static_cast<unsigned int>(n)) {
+// SUM: coarsenAcc = coarsenC == 0 ? (x[r * n + coarsenT]) : coarsenAcc + (x[r * n + coarsenT]);
+// SUM: if (coarsenT == 0)
+// SUM-NEXT: out[r] = acc[0];
+// SUM-NEXT: }
+// SUM-NEXT: } else {
+
+// FACTOR: the kernel was coarsened by 8: its block divides by exactly that (block-x-div=8), or not at all
+// NOTEXACT: the kernel was folded exactly (its rows share barriers and cannot return past a bound): add fold-exact=1
+// NOEXTENT: extent= is not an integer parameter that the kernel leaves alone
+// BADEXTENT: extent=scale is not an integer parameter that the kernel leaves alone
+
+// The tree's first stride is a constant: a smaller block would read past it.
+__global__ void const_stride(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  for (int s = 64; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+
+// blockDim.x read outside the tree.
+__global__ void reads_block(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+
+// Another barrier, and a return.
+__global__ void two_barriers(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  float v = x[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  a[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+__global__ void returns(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x != 0)
+    return;
+  out[blockIdx.x] = a[0];
+}
+
+// A per-thread local that is not a scalar.
+struct Pair {
+  float a, b;
+};
+__global__ void pair_local(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  Pair p = {x[blockIdx.x * n + threadIdx.x], 0.0f};
+  a[threadIdx.x] = p.a;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+
+// LIST-DAG: coarsen group_max: does not apply: coarsen of group_max by 8: extent= is not an integer parameter that the kernel leaves alone (give the one that holds the original block's threads)
+// LIST-DAG: coarsen const_stride: does not apply: coarsen of const_stride by 8: the tree's first stride `64` does not follow blockDim.x
+// LIST-DAG: coarsen reads_block: does not apply: coarsen of reads_block by 8: it reads blockDim.x outside the tree (the coarsened block is smaller)
+// LIST-DAG: coarsen two_barriers: does not apply: coarsen of two_barriers by 8: it has a barrier besides the tree's
+// LIST-DAG: coarsen returns: does not apply: coarsen of returns by 8: it returns (a thread would leave the C threads it runs)
+// PAIR: coarsen of pair_local by 8: the per-thread local 'p' is not a scalar initialised with `=`

@@ -1,0 +1,94 @@
+// fold-blocks:exact=1: rows that share the block's barriers and take their
+// own slice of each shared array; no bound guard (the launch folds only
+// where K divides the extent, fold-exact=1). Refusals: a shared array of
+// fewer than 1024 elements, an index that may reach past the row, a barrier
+// under a condition that differs between rows, a return with barriers,
+// exact with a bound, an exact fold launched without fold-exact; without
+// exact=1, shared memory is refused as before.
+// REQUIRES: cuda-headers
+//
+// RUN: %astra-opt --apply=fold-blocks:kernel=tree,exact=1 %s | FileCheck %s --check-prefix=TREE
+// RUN: %astra-opt --apply=fold-blocks:kernel=tree,exact=1 --apply=launch:kernel=tree,fold-y=4,fold-exact=1 %s 2>&1 | FileCheck %s --check-prefix=LAUNCH
+// RUN: not %astra-opt --apply=fold-blocks:kernel=tree,exact=1 --apply=launch:kernel=tree,fold-y=4 %s 2>&1 | FileCheck %s --check-prefix=NOTEXACT
+// RUN: not %astra-opt --apply=fold-blocks:kernel=tree %s 2>&1 | FileCheck %s --check-prefix=NOEXACT
+// RUN: not %astra-opt --apply=fold-blocks:kernel=tree,exact=1,bound=n %s 2>&1 | FileCheck %s --check-prefix=BOUND
+// RUN: not %astra-opt --apply=fold-blocks:kernel=small,exact=1 %s 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: not %astra-opt --apply=fold-blocks:kernel=past_row,exact=1 %s 2>&1 | FileCheck %s --check-prefix=PAST
+// RUN: not %astra-opt --apply=fold-blocks:kernel=divergent,exact=1 %s 2>&1 | FileCheck %s --check-prefix=DIVERGENT
+// RUN: not %astra-opt --apply=fold-blocks:kernel=by_memory,exact=1 %s 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: not %astra-opt --apply=fold-blocks:kernel=returns,exact=1 %s 2>&1 | FileCheck %s --check-prefix=RETURNS
+
+#include <cuda_runtime.h>
+
+// A row of n per block of n threads along y's blocks, summed by a tree.
+__global__ void tree(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  const int r = blockIdx.y;
+  a[threadIdx.x] = x[r * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[r] = a[0];
+}
+
+// TREE: // astra-opt fold-blocks: blockIdx.y -> blockIdx.y * blockDim.y + threadIdx.y (exact fold: rows share the block's barriers; the rows of a block are blocks of the original grid; under the original launch, block.y = 1, it is blockIdx.y)
+// TREE-NEXT: const unsigned int foldY = blockIdx.y * blockDim.y + threadIdx.y;
+// TREE-NEXT: __shared__ float a[1024];
+// TREE-NEXT: const int r = foldY;
+// TREE-NEXT: (a + threadIdx.y * blockDim.x)[threadIdx.x] = x[r * n + threadIdx.x];
+// TREE: (a + threadIdx.y * blockDim.x)[threadIdx.x] += (a + threadIdx.y * blockDim.x)[threadIdx.x + s];
+// TREE: out[r] = (a + threadIdx.y * blockDim.x)[0];
+// LAUNCH: grid.y / 4 (rounded up) with block.y x 4 (4 blocks as the rows of one, only where 4 divides grid.y)
+// NOTEXACT: the kernel was folded exactly (its rows share barriers and cannot return past a bound): add fold-exact=1
+// NOEXACT: it declares the shared array 'a', which a block's rows would share
+// BOUND: exact=1 takes no bound
+
+__global__ void small(float *out, const float *x, int n) {
+  __shared__ float a[256];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    out[blockIdx.y] = a[0];
+}
+// SMALL: the shared array 'a' has 256 elements: fewer than a block's 1024 threads, so the rows' slices could overlap
+
+__global__ void past_row(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x < 32)
+    out[blockIdx.y * 32 + threadIdx.x] = a[threadIdx.x + 32];
+}
+// PAST: an index into the shared array 'a' may reach past the row
+
+__global__ void divergent(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  if (blockIdx.y < n)
+    __syncthreads();
+  out[blockIdx.y * n + threadIdx.x] = a[0];
+}
+// DIVERGENT: a barrier the rows would share: the condition around it may differ between rows
+
+__global__ void by_memory(float *out, const float *x, const int *flag, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  for (int k = 0; k < flag[0]; ++k)
+    __syncthreads();
+  out[blockIdx.y * n + threadIdx.x] = a[0];
+}
+// MEMORY: a barrier the rows would share: the loop around it does not step a counter of its own by values every row shares
+
+__global__ void returns(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  if (blockIdx.y >= n)
+    return;
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.y * n + threadIdx.x] = a[0];
+}
+// RETURNS: it returns, and its rows share barriers

@@ -107,7 +107,6 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
   std::string ExtentName = P.getString("extent", "");
   ASTContext &Ctx = RC.getASTContext();
   const SourceManager &SM = RC.getSourceManager();
-  StringSet<> Taken;
   std::vector<PlannedSite> Sites;
   for (const FunctionDecl *K : findKernels(Ctx)) {
     std::string Name = K->getNameAsString();
@@ -321,6 +320,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
 
     // The text.
+    StringSet<> Taken; // per kernel: the names are locals of its body
     std::string CVar = makeFreshName(Ctx, "coarsenC", Taken);
     std::string TVar = makeFreshName(Ctx, "coarsenT", Taken);
     std::string Acc = makeFreshName(Ctx, "coarsenAcc", Taken);

@@ -8,6 +8,7 @@
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -50,15 +51,26 @@ bool isPure(const Expr *E) {
   return true;
 }
 
-/// Whether the value of \p B is not used: a statement of its own.
-bool isStatement(ASTContext &Ctx, const BinaryOperator *B) {
-  DynTypedNodeList Ps = Ctx.getParents(*B);
-  if (Ps.size() != 1)
-    return false;
-  if (Ps[0].get<CompoundStmt>())
-    return true;
-  if (const auto *If = Ps[0].get<IfStmt>())
-    return If->getThen() == B || If->getElse() == B;
+/// Whether the value of \p B is not used (a statement of its own) and it
+/// runs at most once per c: only blocks and ifs around it up to one of
+/// \p Stmts, no loop, switch or label that could run it twice (a second
+/// store would replace the recorded one).
+bool isStatementOnce(ASTContext &Ctx, const BinaryOperator *B,
+                     ArrayRef<const Stmt *> Stmts) {
+  const Stmt *Child = B;
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    if (llvm::is_contained(Stmts, Child))
+      return true;
+    DynTypedNodeList Ps = Ctx.getParents(*Child);
+    if (Ps.size() != 1)
+      return false;
+    const Stmt *Up = Ps[0].get<Stmt>();
+    const auto *If = dyn_cast_or_null<IfStmt>(Up);
+    if (!isa_and_nonnull<CompoundStmt>(Up) &&
+        !(If && (If->getThen() == Child || If->getElse() == Child)))
+      return false;
+    Child = Up;
+  }
   return false;
 }
 
@@ -78,7 +90,7 @@ std::vector<CombinedStore> findCombinableStores(ASTContext &Ctx,
             : nullptr;
     const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
     if (!P || !P->getType()->isPointerType() || !isPure(Sub->getIdx()) ||
-        !isStatement(Ctx, B))
+        !isStatementOnce(Ctx, B, Stmts))
       continue;
     QualType T = Sub->getType();
     if (!T->isScalarType() || T->isPointerType() || T.isVolatileQualified())
@@ -104,9 +116,10 @@ std::vector<CombinedStore> findCombinableStores(ASTContext &Ctx,
     S.PackBytes = Bytes;
     std::string Stem = P->getNameAsString();
     S.Ptr = makeFreshName(Ctx, Stem + "At", Taken);
+    S.New = makeFreshName(Ctx, Stem + "New", Taken);
+    S.Base = makeFreshName(Ctx, Stem + "Base", Taken);
     S.Buf = makeFreshName(Ctx, Stem + "Val", Taken);
     S.Did = makeFreshName(Ctx, Stem + "Stored", Taken);
-    S.Whole = makeFreshName(Ctx, Stem + "Packed", Taken);
     S.Pack = makeFreshName(Ctx, Stem + "Pack", Taken);
     Out.push_back(std::move(S));
   }
@@ -117,7 +130,9 @@ std::string declareStores(ArrayRef<CombinedStore> Stores, int64_t C) {
   std::string Out;
   raw_string_ostream OS(Out);
   for (const CombinedStore &S : Stores)
-    OS << S.ElemType << " *" << S.Ptr << "[" << C << "];\n"
+    OS << S.ElemType << " *" << S.Ptr << ";\n"
+       << S.ElemType << " " << S.New << ";\n"
+       << S.ElemType << " *" << S.Base << " = nullptr;\n"
        << S.ElemType << " " << S.Buf << "[" << C << "];\n"
        << "unsigned int " << S.Did << " = 0;\n";
   return Out;
@@ -125,9 +140,14 @@ std::string declareStores(ArrayRef<CombinedStore> Stores, int64_t C) {
 
 std::string recordStore(const CombinedStore &S, StringRef CVar, StringRef Lhs,
                         StringRef Rhs) {
-  return (S.Ptr + "[" + CVar + "] = &(" + Lhs + "), " + S.Buf + "[" + CVar +
-          "] = (" + Rhs + "), " + S.Did + " |= 1u << " + CVar)
-      .str();
+  std::string Bit = "(1u << " + CVar.str() + ")";
+  return "(" + S.Ptr + " = &(" + Lhs.str() + "), " + S.New + " = (" +
+         Rhs.str() + "), " + S.Did + " == " + Bit + " - 1u && (" + CVar.str() +
+         " == 0 || " + S.Ptr + " == " + S.Base + " + " + CVar.str() +
+         ") ? (void)(" + S.Base + " = " + CVar.str() + " == 0 ? " + S.Ptr +
+         " : " + S.Base + ", " + S.Buf + "[" + CVar.str() + "] = " + S.New +
+         ", " + S.Did + " |= " + Bit + ") : (void)(*" + S.Ptr + " = " + S.New +
+         "))";
 }
 
 std::string writeStores(ArrayRef<CombinedStore> Stores, int64_t C,
@@ -136,17 +156,12 @@ std::string writeStores(ArrayRef<CombinedStore> Stores, int64_t C,
   raw_string_ostream OS(Out);
   for (const CombinedStore &S : Stores) {
     std::string Whole = std::to_string((uint64_t(1) << C) - 1) + "u";
-    OS << "// astra-opt coarsen: the " << C << " stores as one " << S.PackBytes
-       << "-byte pack when all happened, to consecutive aligned elements\n"
-       << "bool " << S.Whole << " = " << S.Did << " == " << Whole
-       << " && reinterpret_cast<unsigned long long>(" << S.Ptr << "[0]) % "
-       << S.PackBytes << " == 0;\n"
-       << "#pragma unroll\n"
-       << "for (int " << CVar << " = 1; " << CVar << " < " << C << "; ++"
-       << CVar << ")\n"
-       << "  " << S.Whole << " = " << S.Whole << " && " << S.Ptr << "[" << CVar
-       << "] == " << S.Ptr << "[0] + " << CVar << ";\n"
-       << "if (" << S.Whole << ") {\n"
+    OS << "// astra-opt coarsen: the deferred stores, as one " << S.PackBytes
+       << "-byte pack when all " << C << " were consecutive and the first is "
+       << "aligned\n"
+       << "if (" << S.Did << " == " << Whole
+       << " && reinterpret_cast<unsigned long long>(" << S.Base << ") % "
+       << S.PackBytes << " == 0) {\n"
        << "union {\n"
        << S.PackType << " Pack;\n"
        << S.ElemType << " Elem[" << C << "];\n} " << S.Pack << ";\n"
@@ -155,14 +170,14 @@ std::string writeStores(ArrayRef<CombinedStore> Stores, int64_t C,
        << CVar << ")\n"
        << "  " << S.Pack << ".Elem[" << CVar << "] = " << S.Buf << "[" << CVar
        << "];\n"
-       << "*reinterpret_cast<" << S.PackType << " *>(" << S.Ptr
-       << "[0]) = " << S.Pack << ".Pack;\n"
+       << "*reinterpret_cast<" << S.PackType << " *>(" << S.Base
+       << ") = " << S.Pack << ".Pack;\n"
        << "} else {\n"
        << "#pragma unroll\n"
        << "for (int " << CVar << " = 0; " << CVar << " < " << C << "; ++"
        << CVar << ")\n"
        << "  if (" << S.Did << " >> " << CVar << " & 1u)\n"
-       << "    *" << S.Ptr << "[" << CVar << "] = " << S.Buf << "[" << CVar
+       << "    " << S.Base << "[" << CVar << "] = " << S.Buf << "[" << CVar
        << "];\n"
        << "}\n";
   }

@@ -7,10 +7,21 @@
 //
 //   p[IDX] = VAL;   // in the loop over c, after the tree
 //
-// becomes `(ptr[c] = &p[IDX], buf[c] = VAL, did |= 1u << c)`, and after the
-// loop the elements are written: as one pack when every c stored, to
-// consecutive addresses (checked at run time), aligned to the pack; else
-// one by one in c order, as recorded. Taken only for a scalar element, a
+// is deferred while every c so far stored, to consecutive addresses from
+// c = 0's (checked at run time):
+//
+//   (pAt = &(p[IDX]), pNew = (VAL),
+//    pStored == (1u << c) - 1u && (c == 0 || pAt == pBase + c)
+//        ? (void)(pBase = c == 0 ? pAt : pBase, pVal[c] = pNew,
+//                 pStored |= 1u << c)
+//        : (void)(*pAt = pNew))
+//
+// and after the loop the deferred elements are written: as one pack when
+// all C were deferred and the first is aligned to the pack, else one by one
+// (pBase[c]). A store that breaks the run is made at once; the deferred ones
+// are other elements (distinct threads of the original block), so only the
+// order of stores to different addresses changes. One pointer, not C, is
+// kept per store. Taken only for a scalar element, a
 // pointer parameter that the loop stores through once and never reads, an
 // index without side effects, and a pack of 4, 8 or 16 bytes. Assumed, as
 // vectorize-loads does: distinct pointer parameters that are stored do not
@@ -34,9 +45,9 @@ struct CombinedStore {
   std::string ElemType;                         ///< of p[IDX], as C++ text
   std::string PackType;                         ///< unsigned int, uint2, uint4
   unsigned PackBytes = 0;
-  /// Fresh names: addresses, values, which c stored, whether one pack
-  /// takes them, the pack.
-  std::string Ptr, Buf, Did, Whole, Pack;
+  /// Fresh names: this c's address and value, c = 0's address, the
+  /// deferred values, which c were deferred, the pack.
+  std::string Ptr, New, Base, Buf, Did, Pack;
 };
 
 /// The stores of \p Stmts (a coarsened loop's body) that can be combined

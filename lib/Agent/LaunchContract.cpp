@@ -73,6 +73,7 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
       {"grid_x_div", O.GridXDiv},
       {"grid_y_div", O.GridYDiv},
       {"block_x_div", O.BlockXDiv},
+      {"block_exact", O.BlockExact},
       {"min_threads", O.MinThreads},
       {"fold_x", O.FoldX},
       {"fold_y", O.FoldY},
@@ -81,6 +82,9 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
                            "set, then grid.x, grid.y and block.x divided by "
                            "grid_x_div, grid_y_div and block_x_div, rounded "
                            "up") +
+                   (O.BlockExact ? " (block.x only where block_x_div divides "
+                                   "it; elsewhere whole)"
+                                 : "") +
                    (O.FoldX != 1 || O.FoldY != 1
                         ? ", then grid.x (grid.y) divided by fold_x (fold_y), "
                           "rounded up, and block.y multiplied by it" +

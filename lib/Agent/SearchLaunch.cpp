@@ -169,7 +169,8 @@ coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) 
         continue;
       std::string Fs = std::to_string(F);
       Out.push_back({Step + ",factor=" + Fs,
-                     "launch:kernel=" + P->Kernel + ",block-x-div=" + Fs,
+                     "launch:kernel=" + P->Kernel + ",block-x-div=" + Fs +
+                         ",block-exact=1",
                      "a block of " + std::to_string(Threads) +
                          " threads reducing one value each: each thread "
                          "runs " +

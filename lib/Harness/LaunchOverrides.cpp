@@ -65,6 +65,8 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("grid-y-div=" + std::to_string(GridYDiv));
   if (BlockXDiv != 1)
     Parts.push_back("block-x-div=" + std::to_string(BlockXDiv));
+  if (BlockExact)
+    Parts.push_back("block-exact=1");
   if (FoldX != 1)
     Parts.push_back("fold-x=" + std::to_string(FoldX));
   if (FoldY != 1)
@@ -77,11 +79,11 @@ std::string LaunchOverrides::str() const {
 }
 
 Error LaunchOverrides::set(StringRef Name, int64_t Value) {
-  if (Name == "fold-exact") {
+  if (Name == "fold-exact" || Name == "block-exact") {
     if (Value != 0 && Value != 1)
-      return makeInputError("launch override 'fold-exact=" + Twine(Value) +
+      return makeInputError("launch override '" + Name + "=" + Twine(Value) +
                             "': 0 or 1");
-    FoldExact = Value == 1;
+    (Name == "fold-exact" ? FoldExact : BlockExact) = Value == 1;
     return Error::success();
   }
   if (Value < 1)
@@ -117,7 +119,7 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
                           "grid-x-div, grid-y-div, block-x-div, fold-x, "
-                          "fold-y, fold-exact or min-threads");
+                          "fold-y, fold-exact, block-exact or min-threads");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -191,8 +193,9 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
     return Error::success(); // below the size the divisions start at
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
   L.Cand.Grid[1] = uint32_t(divideCeil(L.Cand.Grid[1], uint64_t(O.GridYDiv)));
-  L.Cand.Block[0] =
-      uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
+  if (!O.BlockExact || L.Cand.Block[0] % uint64_t(O.BlockXDiv) == 0)
+    L.Cand.Block[0] =
+        uint32_t(divideCeil(L.Cand.Block[0], uint64_t(O.BlockXDiv)));
   for (auto [Dim, K] : {std::pair<int, int64_t>{0, O.FoldX}, {1, O.FoldY}}) {
     if (K == 1 || (O.FoldExact && L.Cand.Grid[Dim] % uint64_t(K)))
       continue; // an exact fold leaves an extent K does not divide

@@ -184,13 +184,17 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
     CoarsenScan Scan(SM, A);
     Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    for (const FunctionDecl *FD : Scan.Callees) {
+    // Every device function it reaches, in this file or a header: one
+    // that reads threadIdx or blockDim would see the coarsened thread.
+    for (const DeviceFunction &DF : findDeviceFunctions(K)) {
+      if (!DF.HasBody || SM.isInSystemHeader(DF.Fn->getLocation()))
+        continue;
       ReadsIndex RI;
-      RI.TraverseDecl(const_cast<FunctionDecl *>(FD));
+      RI.TraverseDecl(const_cast<FunctionDecl *>(DF.Fn));
       if (RI.Found)
-        Scan.refuse("it calls " + FD->getNameAsString() +
+        Scan.refuse("it calls " + DF.Name +
                         ", which reads threadIdx or blockDim (not rewritten)",
-                    FD->getLocation());
+                    DF.Fn->getLocation());
     }
     for (const Expr *E : Scan.BlockDimX)
       if (!inRange(SM, E->getBeginLoc(), M.Loop))
@@ -219,12 +223,12 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
         const auto *Lit =
             Sub ? dyn_cast<IntegerLiteral>(stripIntCasts(Sub->getIdx()))
                 : nullptr;
-        Zero = Lit && Lit->getValue() == 0;
+        Zero = Lit && Lit->getValue() == 0 && isElementUse(Ctx, Sub);
       }
       if (!Zero)
         Scan.refuse("it uses '" + A->getNameAsString() +
-                        "' other than by the leaf, the tree and a read of "
-                        "element 0 after it",
+                        "' other than by the leaf, the tree and element 0 "
+                        "after it (its address not taken)",
                     R->getBeginLoc());
     }
     if (RC.getText(Body->getSourceRange()).contains("#if"))
@@ -296,6 +300,21 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
               std::to_string(C) + ")";
         WhyLoc = V->getLocation();
       }
+    std::vector<const Stmt *> Phases(Top.begin() + U, Top.begin() + T - 2);
+    Phases.insert(Phases.end(), Top.begin() + T + 1, Top.end());
+    SourceLocation WriteAt;
+    if (const VarDecl *V = findOuterWrite(SM, Phases, WriteAt);
+        V && Why.empty()) {
+      Why = "it writes '" + V->getNameAsString() +
+            "', declared outside the per-thread work (each of the " +
+            std::to_string(C) + " threads a thread runs would write it)";
+      WhyLoc = WriteAt;
+    }
+    if (const Decl *D = findNonVarDecl(Phases); D && Why.empty()) {
+      Why = "the per-thread work declares something other than a variable "
+            "(a type or an alias), which its copies would lose";
+      WhyLoc = D->getLocation();
+    }
     // The tree may read per-thread locals only as threadIdx.x.
     DenseSet<const VarDecl *> TidVars;
     for (const VarDecl *V : PerThread)
@@ -326,7 +345,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string Acc = makeFreshName(Ctx, "coarsenAcc", Taken);
     PrintingPolicy PP(Ctx.getLangOpts());
     std::vector<CombinedStore> Stores = findCombinableStores(
-        Ctx, ArrayRef<const Stmt *>(Top).drop_front(B), C, Taken);
+        Ctx, Body, ArrayRef<const Stmt *>(Top).drop_front(B), C, Taken);
     auto Rewritten = [&](const Stmt *S) {
       std::vector<std::pair<SourceRange, std::string>> Edits;
       for (const Expr *E : Scan.ThreadX)
@@ -369,13 +388,18 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string Loop = "#pragma unroll\nfor (int " + CVar + " = 0; " + CVar +
                        " < " + Cs + "; ++" + CVar + ") {\nconst unsigned int " +
                        TVar + " = threadIdx.x * " + Cs + " + " + CVar + ";\n";
+    // A tree without a bounds check reduces a whole block only when it has
+    // a power of two of threads: then so has the coarsened one.
+    std::string Guard = "blockDim.x * " + Cs +
+                        " == static_cast<unsigned int>(" + ExtentName + ")";
+    if (!M.BoundsCheck)
+      Guard += " && (" + ExtentName + " & (" + ExtentName + " - 1)) == 0";
     std::string Out;
     raw_string_ostream OS(Out);
     OS << "// " << getCoarsenMarker(C) << " (threadIdx.x * " << C
        << " + c) when the block is " << ExtentName << " / " << C
        << " threads; any other block runs the original below\n"
-       << "if (blockDim.x * " << C << " == static_cast<unsigned int>("
-       << ExtentName << ")) {\n";
+       << "if (" << Guard << ") {\n";
     std::vector<const VarDecl *> Arrays(PerThread.begin(), PerThread.end());
     llvm::sort(Arrays, [&](const VarDecl *X, const VarDecl *Y) {
       return SM.isBeforeInTranslationUnit(X->getLocation(), Y->getLocation());
@@ -393,8 +417,10 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
       for (const Expr *E : Scan.ThreadX)
         if (inRange(SM, E->getBeginLoc(), Leaf->getRHS()))
           Edits.push_back({E->getSourceRange(), TVar});
-      std::string X =
-          "(" + spliceText(RC, Leaf->getRHS()->getSourceRange(), Edits) + ")";
+      // Converted as the leaf's store converts it.
+      std::string X = "static_cast<" + M.ElemType + ">(" +
+                      spliceText(RC, Leaf->getRHS()->getSourceRange(), Edits) +
+                      ")";
       std::string Combined = M.Op == TreeOp::Sum
                                  ? Acc + " + " + X
                                  : M.Combine + "(" + Acc + ", " + X + ")";
@@ -413,15 +439,16 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     Site.Applicable = true;
     Site.ChangesRounding = M.Op == TreeOp::Sum && M.FloatElem;
     Site.Reassociates = Site.ChangesRounding;
-    Site.Assumes = "the original block has " + ExtentName +
-                   " threads (the spec's block); launch:block-x-div=" + Cs +
-                   " divides it exactly";
+    Site.Assumes =
+        "the original block has " + ExtentName + " threads (the spec's block)";
+    if (!Stores.empty())
+      Site.Assumes += "; the pointer parameters it stores through do not "
+                      "overlap what it reads";
     Site.Detail = What + std::string(getTreeOpName(M.Op)) + " of '" +
                   A->getNameAsString() + "': each thread runs threads " +
                   "threadIdx.x * " + Cs + " + c, c < " + Cs + " (" +
                   std::to_string(PerThread.size()) +
-                  " per-thread local(s) become arrays); guard: blockDim.x * " +
-                  Cs + " == " + ExtentName +
+                  " per-thread local(s) become arrays); guard: " + Guard +
                   "; fallback: the original; launch:block-x-div=" + Cs +
                   (Stores.empty() ? std::string()
                                   : "; " + std::to_string(Stores.size()) +

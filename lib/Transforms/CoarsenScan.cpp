@@ -8,6 +8,7 @@
 #include "SiteUtil.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
 
 using namespace llvm;
 using namespace clang;
@@ -55,10 +56,12 @@ bool CoarsenScan::VisitCallExpr(CallExpr *C) {
                " (threads of the original block would "
                "run it in another order)",
            C->getBeginLoc());
-  if (const FunctionDecl *FD = C->getDirectCallee())
-    if (FD->hasBody() && !isLibraryFunction(FD) &&
-        SM.isWrittenInMainFile(SM.getFileLoc(FD->getLocation())))
-      Callees.push_back(FD);
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (FD && !FD->hasBody() && !FD->getBuiltinID() && !isLibraryFunction(FD) &&
+      !SM.isInSystemHeader(FD->getLocation()))
+    refuse("it calls " + FD->getNameAsString() +
+               ", defined outside this file (what it reads is not known)",
+           C->getBeginLoc());
   return true;
 }
 
@@ -87,9 +90,18 @@ bool CoarsenScan::VisitAsmStmt(AsmStmt *S) {
   return true;
 }
 
-bool ReadsIndex::VisitMemberExpr(MemberExpr *E) {
+void ReadsIndex::builtin(const Expr *E) {
   if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E))
     Found |= B->Var == "threadIdx" || B->Var == "blockDim";
+}
+
+bool ReadsIndex::VisitMemberExpr(MemberExpr *E) {
+  builtin(E);
+  return true;
+}
+
+bool ReadsIndex::VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
+  builtin(E);
   return true;
 }
 
@@ -130,6 +142,70 @@ bool reads(const Stmt *S, const DenseSet<const VarDecl *> &Vars) {
     if (reads(C, Vars))
       return true;
   return false;
+}
+
+bool CoarsenScan::VisitLabelStmt(LabelStmt *S) {
+  refuse("it holds the label '" + std::string(S->getName()) +
+             "' (copied into both versions)",
+         S->getBeginLoc());
+  return true;
+}
+
+bool CoarsenScan::VisitGotoStmt(GotoStmt *S) {
+  refuse("it holds a goto", S->getBeginLoc());
+  return true;
+}
+
+bool CoarsenScan::VisitIndirectGotoStmt(IndirectGotoStmt *S) {
+  refuse("it holds a goto", S->getBeginLoc());
+  return true;
+}
+
+namespace {
+struct WriteScan : RecursiveASTVisitor<WriteScan> {
+  std::vector<std::pair<const VarDecl *, SourceLocation>> Written;
+  void wrote(const Expr *E) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        Written.push_back({V, E->getBeginLoc()});
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      wrote(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      wrote(U->getSubExpr());
+    return true;
+  }
+};
+} // namespace
+
+const VarDecl *findOuterWrite(const SourceManager &SM,
+                              ArrayRef<const Stmt *> Stmts,
+                              SourceLocation &Where) {
+  WriteScan W;
+  for (const Stmt *S : Stmts)
+    W.TraverseStmt(const_cast<Stmt *>(S));
+  for (auto &[V, L] : W.Written) {
+    bool Inside = llvm::any_of(
+        Stmts, [&](const Stmt *S) { return inRange(SM, V->getLocation(), S); });
+    if (!Inside) {
+      Where = L;
+      return V;
+    }
+  }
+  return nullptr;
+}
+
+const Decl *findNonVarDecl(ArrayRef<const Stmt *> Stmts) {
+  for (const Stmt *S : Stmts)
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (!isa<VarDecl>(D))
+          return D;
+  return nullptr;
 }
 
 unsigned stmtEnd(RewriteContext &RC, const Stmt *S) {

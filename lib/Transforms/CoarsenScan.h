@@ -25,8 +25,6 @@ struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
   std::vector<const clang::Expr *> BlockDimX; ///< blockDim.x
   std::vector<const clang::DeclRefExpr *> ArrayRefs;
   std::vector<const clang::CallExpr *> Barriers;
-  /// Functions of the file it calls (with bodies).
-  std::vector<const clang::FunctionDecl *> Callees;
   std::string Why; ///< the first thing that forbids coarsening
   clang::SourceLocation WhyLoc;
   llvm::DenseSet<unsigned> Seen;
@@ -42,12 +40,17 @@ struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
   bool VisitDeclRefExpr(clang::DeclRefExpr *E);
   bool VisitReturnStmt(clang::ReturnStmt *R);
   bool VisitAsmStmt(clang::AsmStmt *S);
+  bool VisitLabelStmt(clang::LabelStmt *S);
+  bool VisitGotoStmt(clang::GotoStmt *S);
+  bool VisitIndirectGotoStmt(clang::IndirectGotoStmt *S);
 };
 
 /// Whether a function reads threadIdx or blockDim.
 struct ReadsIndex : clang::RecursiveASTVisitor<ReadsIndex> {
   bool Found = false;
+  void builtin(const clang::Expr *E);
   bool VisitMemberExpr(clang::MemberExpr *E);
+  bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr *E);
 };
 
 /// Whether \p L lies in \p S (file locations).
@@ -60,6 +63,18 @@ std::vector<const clang::VarDecl *> declaredBy(const clang::Stmt *S);
 /// Whether \p S reads threadIdx.x or one of \p Vars.
 bool reads(const clang::Stmt *S,
            const llvm::DenseSet<const clang::VarDecl *> &Vars);
+
+/// The first variable that \p Stmts write (assign, increment, take the
+/// address of) but do not declare: each of the C threads a thread runs would
+/// write it once more. Null when none.
+const clang::VarDecl *findOuterWrite(const clang::SourceManager &SM,
+                                     llvm::ArrayRef<const clang::Stmt *> Stmts,
+                                     clang::SourceLocation &Where);
+
+/// The first declaration in \p Stmts (at their own level) that is not a
+/// variable (a typedef, a type, a static_assert): the copies of the
+/// statements would lose it. Null when none.
+const clang::Decl *findNonVarDecl(llvm::ArrayRef<const clang::Stmt *> Stmts);
 
 /// The file offset just past \p S, its `;` included.
 unsigned stmtEnd(RewriteContext &RC, const clang::Stmt *S);

@@ -77,11 +77,14 @@ bool isStatementOnce(ASTContext &Ctx, const BinaryOperator *B,
 } // namespace
 
 std::vector<CombinedStore> findCombinableStores(ASTContext &Ctx,
+                                                const Stmt *Body,
                                                 ArrayRef<const Stmt *> Stmts,
                                                 int64_t C, StringSet<> &Taken) {
   StoreScan Scan;
   for (const Stmt *S : Stmts)
     Scan.TraverseStmt(const_cast<Stmt *>(S));
+  StoreScan Everywhere; // the parameter's uses in the whole body
+  Everywhere.TraverseStmt(const_cast<Stmt *>(Body));
   std::vector<CombinedStore> Out;
   for (const BinaryOperator *B : Scan.Assigns) {
     const auto *Sub = dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParens());
@@ -102,9 +105,10 @@ std::vector<CombinedStore> findCombinableStores(ASTContext &Ctx,
                                      : nullptr;
     if (!Pack)
       continue;
-    // The pointer: this store is its only use in the loop.
+    // The pointer: this store is its only use in the kernel (no alias of
+    // it, no read through it).
     unsigned Uses = 0;
-    for (const DeclRefExpr *R : Scan.Refs)
+    for (const DeclRefExpr *R : Everywhere.Refs)
       Uses += R->getDecl() == P;
     if (Uses != 1)
       continue;
@@ -141,8 +145,9 @@ std::string declareStores(ArrayRef<CombinedStore> Stores, int64_t C) {
 std::string recordStore(const CombinedStore &S, StringRef CVar, StringRef Lhs,
                         StringRef Rhs) {
   std::string Bit = "(1u << " + CVar.str() + ")";
-  return "(" + S.Ptr + " = &(" + Lhs.str() + "), " + S.New + " = (" +
-         Rhs.str() + "), " + S.Did + " == " + Bit + " - 1u && (" + CVar.str() +
+  // The value first, as C++17 sequences an assignment.
+  return "(" + S.New + " = (" + Rhs.str() + "), " + S.Ptr + " = &(" +
+         Lhs.str() + "), " + S.Did + " == " + Bit + " - 1u && (" + CVar.str() +
          " == 0 || " + S.Ptr + " == " + S.Base + " + " + CVar.str() +
          ") ? (void)(" + S.Base + " = " + CVar.str() + " == 0 ? " + S.Ptr +
          " : " + S.Base + ", " + S.Buf + "[" + CVar.str() + "] = " + S.New +

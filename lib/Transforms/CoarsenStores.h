@@ -10,7 +10,7 @@
 // is deferred while every c so far stored, to consecutive addresses from
 // c = 0's (checked at run time):
 //
-//   (pAt = &(p[IDX]), pNew = (VAL),
+//   (pNew = (VAL), pAt = &(p[IDX]),
 //    pStored == (1u << c) - 1u && (c == 0 || pAt == pBase + c)
 //        ? (void)(pBase = c == 0 ? pAt : pBase, pVal[c] = pNew,
 //                 pStored |= 1u << c)
@@ -22,7 +22,8 @@
 // are other elements (distinct threads of the original block), so only the
 // order of stores to different addresses changes. One pointer, not C, is
 // kept per store. Taken only for a scalar element, a
-// pointer parameter that the loop stores through once and never reads, an
+// pointer parameter that the kernel uses only in that store (no alias, no
+// read), a store that runs at most once per c (no loop or switch around it), an
 // index without side effects, and a pack of 4, 8 or 16 bytes. Assumed, as
 // vectorize-loads does: distinct pointer parameters that are stored do not
 // overlap.
@@ -50,10 +51,10 @@ struct CombinedStore {
   std::string Ptr, New, Base, Buf, Did, Pack;
 };
 
-/// The stores of \p Stmts (a coarsened loop's body) that can be combined
-/// into packs of \p C elements.
+/// The stores of \p Stmts (a coarsened loop's body, in the kernel body
+/// \p Body) that can be combined into packs of \p C elements.
 std::vector<CombinedStore>
-findCombinableStores(clang::ASTContext &Ctx,
+findCombinableStores(clang::ASTContext &Ctx, const clang::Stmt *Body,
                      llvm::ArrayRef<const clang::Stmt *> Stmts, int64_t C,
                      llvm::StringSet<> &Taken);
 

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
 #include "FoldBlocks.h"
+#include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "astra/Frontend/Kernels.h"
@@ -126,6 +127,20 @@ private:
   ChangedVars CV;
 };
 
+/// Whether \p S holds a break, continue or goto.
+struct JumpFinder : RecursiveASTVisitor<JumpFinder> {
+  bool Found = false;
+  bool VisitBreakStmt(BreakStmt *) { return !(Found = true); }
+  bool VisitContinueStmt(ContinueStmt *) { return !(Found = true); }
+  bool VisitGotoStmt(GotoStmt *) { return !(Found = true); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return !(Found = true); }
+};
+bool hasJump(const Stmt *S) {
+  JumpFinder J;
+  J.TraverseStmt(const_cast<Stmt *>(S));
+  return J.Found;
+}
+
 /// Why the barrier \p Call may not be reached by every row; empty if it is.
 std::string checkBarrier(ASTContext &Ctx, const FunctionDecl *K,
                          const Uniformity &U, const CallExpr *Call) {
@@ -139,6 +154,9 @@ std::string checkBarrier(ASTContext &Ctx, const FunctionDecl *K,
     N = Ps[0];
     if (N.get<FunctionDecl>() == K)
       break;
+    if (N.get<Decl>())
+      return "it sits in a lambda or a local class (where it is called is "
+             "not followed)";
     Chain.push_back(N);
   }
   DenseSet<const VarDecl *> Counters;
@@ -146,16 +164,25 @@ std::string checkBarrier(ASTContext &Ctx, const FunctionDecl *K,
     const Expr *Cond = nullptr;
     if (const auto *If = It->get<IfStmt>())
       Cond = If->getCond();
-    else if (const auto *W = It->get<WhileStmt>())
+    else if (const auto *W = It->get<WhileStmt>()) {
+      if (hasJump(W->getBody()))
+        return "the loop around it holds a break or continue (rows could "
+               "leave it at different iterations)";
       Cond = W->getCond();
-    else if (const auto *D = It->get<DoStmt>())
+    } else if (const auto *D = It->get<DoStmt>()) {
+      if (hasJump(D->getBody()))
+        return "the loop around it holds a break or continue (rows could "
+               "leave it at different iterations)";
       Cond = D->getCond();
-    else if (const auto *Sw = It->get<SwitchStmt>())
+    } else if (const auto *Sw = It->get<SwitchStmt>())
       Cond = Sw->getCond();
     else if (const auto *F = It->get<ForStmt>()) {
       if (!U.isUniformLoop(F, Counters, Ctx))
         return "the loop around it does not step a counter of its own by "
                "values every row shares";
+      if (hasJump(F->getBody()))
+        return "the loop around it holds a break or continue (rows could "
+               "leave it at different iterations)";
       continue;
     } else if (It->get<ConditionalOperator>() ||
                It->get<BinaryConditionalOperator>() ||
@@ -187,11 +214,28 @@ bool isRowIndex(ASTContext &Ctx, const FunctionDecl *K, const Expr *Index,
          getBuiltinVarName(V->getInit()) == "threadIdx.x" && !CV.mayChange(V);
 }
 
+/// Whether \p S holds a goto or a label.
+struct GotoFinder : RecursiveASTVisitor<GotoFinder> {
+  bool Found = false;
+  bool VisitGotoStmt(GotoStmt *) { return !(Found = true); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return !(Found = true); }
+  bool VisitLabelStmt(LabelStmt *) { return !(Found = true); }
+};
+bool hasGoto(const Stmt *S) {
+  GotoFinder G;
+  G.TraverseStmt(const_cast<Stmt *>(S));
+  return G.Found;
+}
+
 } // namespace
 
 std::string checkRowSlices(ASTContext &Ctx, const FunctionDecl *K,
                            const RowSliceScan &S, SourceLocation &WhyLoc) {
   const SourceManager &SM = Ctx.getSourceManager();
+  if (!S.Barriers.empty() && hasGoto(K->getBody())) {
+    WhyLoc = K->getBody()->getBeginLoc();
+    return "it holds a goto, and its rows share barriers";
+  }
   if (!S.Barriers.empty() && !S.Returns.empty()) {
     WhyLoc = S.Returns.front()->getBeginLoc();
     return "it returns, and its rows share barriers (a row that returned "
@@ -236,9 +280,11 @@ std::string checkRowSlices(ASTContext &Ctx, const FunctionDecl *K,
       Up = PP.size() == 1 ? PP[0].get<Stmt>() : nullptr;
     }
     const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
-    if (!Sub || Sub->getBase()->IgnoreParenImpCasts() != R)
+    if (!Sub || Sub->getBase()->IgnoreParenImpCasts() != R ||
+        !isElementUse(Ctx, Sub))
       return "the shared array '" + R->getDecl()->getNameAsString() +
-             "' is used other than by a subscript";
+             "' is used other than by reading or writing an element (its "
+             "address or a reference taken)";
     if (!InTree(R->getBeginLoc()) && !isRowIndex(Ctx, K, Sub->getIdx(), CV))
       return "an index into the shared array '" +
              R->getDecl()->getNameAsString() +

@@ -73,6 +73,7 @@ struct LaunchChange {
   int64_t GridDiv = 1, BlockDiv = 1, GridYDiv = 1;
   int64_t FoldX = 1, FoldY = 1; ///< blocks folded into the block's rows
   int64_t FoldExact = 0;        ///< a fold only where K divides the extent
+  int64_t BlockExact = 0;       ///< block.x divided only where it divides
   int64_t Block = 0; ///< 0: not given
   /// The divisions only where the launch has this many threads (0: always).
   int64_t MinThreads = 0;
@@ -89,7 +90,8 @@ struct LaunchChange {
       Parts.push_back("grid.y / " + std::to_string(GridYDiv) + " (rounded up)");
     if (BlockDiv > 1)
       Parts.push_back("block.x / " + std::to_string(BlockDiv) +
-                      " (rounded up)");
+                      (BlockExact ? " (only where it divides)"
+                                  : " (rounded up)"));
     for (auto [D, K] : {std::pair<char, int64_t>{'x', FoldX}, {'y', FoldY}})
       if (K > 1)
         Parts.push_back(std::string("grid.") + D + " / " + std::to_string(K) +
@@ -179,6 +181,9 @@ public:
                 "block (grid.x / K, block.y x K); needs fold-blocks:dim=x"),
             Int("fold-y", "1", 1, 1024,
                 "the same for the grid's y blocks; needs fold-blocks:dim=y"),
+            Int("block-exact", "0", 0, 1,
+                "1: divide the block only where block-x-div divides it "
+                "(elsewhere it stays whole); needs coarsen"),
             Int("fold-exact", "0", 0, 1,
                 "1: fold only where K divides the grid's extent (elsewhere "
                 "block.y stays 1); needs fold-blocks:exact=1"),
@@ -201,7 +206,7 @@ protected:
       if (Key != "grid-x-div" && Key != "grid-y-div" &&
           Key != "block-x-div" && Key != "block" &&
           Key != "min-threads" && Key != "fold-x" && Key != "fold-y" &&
-          Key != "fold-exact")
+          Key != "fold-exact" && Key != "block-exact")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
@@ -212,6 +217,7 @@ protected:
           {"fold-x", &C.FoldX},
           {"fold-y", &C.FoldY},
           {"fold-exact", &C.FoldExact},
+          {"block-exact", &C.BlockExact},
           {"min-threads", &C.MinThreads},
           {"block", &C.Block}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
@@ -286,6 +292,12 @@ protected:
         Refuse("the kernel was coarsened by " + std::to_string(Coarsen) +
                ": its block divides by exactly that (block-x-div=" +
                std::to_string(Coarsen) + "), or not at all");
+        continue;
+      }
+      if (Coarsen && C.BlockDiv > 1 && !C.BlockExact) {
+        Refuse("the kernel was coarsened: add block-exact=1, so that a block "
+               "the factor does not divide stays whole (the original code "
+               "runs there, and needs the original block)");
         continue;
       }
       if ((C.GridDiv > 1 || C.GridYDiv > 1 ||

@@ -119,4 +119,22 @@ bool isCollectiveCall(StringRef Name) {
   return false;
 }
 
+bool isElementUse(ASTContext &Ctx, const ArraySubscriptExpr *Sub) {
+  const Stmt *Child = Sub;
+  DynTypedNodeList Ps = Ctx.getParents(*Child);
+  while (Ps.size() == 1 && Ps[0].get<ParenExpr>()) {
+    Child = Ps[0].get<ParenExpr>();
+    Ps = Ctx.getParents(*Child);
+  }
+  if (Ps.size() != 1)
+    return false;
+  if (const auto *IC = Ps[0].get<ImplicitCastExpr>())
+    return IC->getCastKind() == CK_LValueToRValue;
+  if (const auto *B = Ps[0].get<BinaryOperator>())
+    return B->isAssignmentOp() && B->getLHS()->IgnoreParens() == Sub;
+  if (const auto *U = Ps[0].get<UnaryOperator>())
+    return U->isIncrementDecrementOp();
+  return false;
+}
+
 } // namespace astra

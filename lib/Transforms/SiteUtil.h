@@ -64,6 +64,11 @@ std::string getLineCol(const RewriteContext &RC, clang::SourceLocation Loc);
 /// libdevice declarations, <cmath>) rather than a user's function.
 bool isLibraryFunction(const clang::FunctionDecl *FD);
 
+/// Whether \p Sub is used as an element value: read, assigned, or
+/// incremented, never its address taken or bound to a reference.
+bool isElementUse(clang::ASTContext &Ctx,
+                  const clang::ArraySubscriptExpr *Sub);
+
 /// Whether a call named \p Name synchronises or exchanges data between
 /// threads: barriers, warp collectives, cooperative groups.
 bool isCollectiveCall(llvm::StringRef Name);

@@ -11,16 +11,22 @@
 //
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs %s | FileCheck %s --check-prefix=MAX
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs,factor=4 %s | FileCheck %s --check-prefix=MAX4
-// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,block-x-div=8 --apply=launch:kernel=group_max,fold-y=8,fold-exact=1 %s | FileCheck %s --check-prefix=FOLD
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,block-x-div=8,block-exact=1 --apply=launch:kernel=group_max,fold-y=8,fold-exact=1 %s | FileCheck %s --check-prefix=FOLD
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --emit-ptx %s -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %astra-opt --apply=coarsen:kernel=row_sum,extent=n %s | FileCheck %s --check-prefix=SUM
 // RUN: %astra-opt --apply=coarsen:kernel=loop_store,extent=n %s | FileCheck %s --check-prefix=LOOP
 // RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=launch:kernel=group_max,block-x-div=4 %s 2>&1 | FileCheck %s --check-prefix=FACTOR
 // RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,fold-y=8 %s 2>&1 | FileCheck %s --check-prefix=NOTEXACT
+// RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=launch:kernel=group_max,block-x-div=8 %s 2>&1 | FileCheck %s --check-prefix=NOTBLOCKEXACT
 // RUN: not %astra-opt --apply=coarsen:kernel=group_max %s 2>&1 | FileCheck %s --check-prefix=NOEXTENT
 // RUN: not %astra-opt --apply=coarsen:kernel=group_max,extent=scale %s 2>&1 | FileCheck %s --check-prefix=BADEXTENT
 // RUN: not %astra-opt --apply=coarsen:kernel=pair_local,extent=n %s 2>&1 | FileCheck %s --check-prefix=PAIR
+// RUN: not %astra-opt --apply=coarsen:kernel=moves_param,extent=n %s 2>&1 | FileCheck %s --check-prefix=MOVES
+// RUN: not %astra-opt --apply=coarsen:kernel=local_type,extent=n %s 2>&1 | FileCheck %s --check-prefix=TYPE
+// RUN: not %astra-opt --apply=coarsen:kernel=deep_callee,extent=n %s 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: %astra-opt --apply=coarsen:kernel=int_tree,extent=n %s | FileCheck %s --check-prefix=INT
+// RUN: %astra-opt --apply=coarsen:kernel=aliased,extent=n %s | sed -n '/void aliased/,/} else {/p' | FileCheck %s --check-prefix=ALIAS
 // RUN: %astra-opt --list-rewrites %s 2>&1 | FileCheck %s --check-prefix=LIST
 
 #include <cuda_runtime.h>
@@ -55,7 +61,7 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX: const int g = blockIdx.x;
 // MAX-NEXT: const long t = blockIdx.y;
 // MAX-NEXT: // astra-opt coarsen: each thread runs 8 threads of the original block (threadIdx.x * 8 + c) when the block is gs / 8 threads; any other block runs the original below
-// MAX-NEXT: if (blockDim.x * 8 == static_cast<unsigned int>(gs)) {
+// MAX-NEXT: if (blockDim.x * 8 == static_cast<unsigned int>(gs) && (gs & (gs - 1)) == 0) {
 // MAX-NEXT: int i[8];
 // MAX-NEXT: bool on[8];
 // MAX-NEXT: float v[8];
@@ -68,7 +74,7 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX-NEXT: v[coarsenC] = 0.0f;
 // MAX-NEXT: if (on[coarsenC])
 // MAX-NEXT: v[coarsenC] = in[t * d + i[coarsenC]];
-// MAX-NEXT: coarsenAcc = coarsenC == 0 ? (fabsf(v[coarsenC])) : fmaxf(coarsenAcc, (fabsf(v[coarsenC])));
+// MAX-NEXT: coarsenAcc = coarsenC == 0 ? static_cast<float>(fabsf(v[coarsenC])) : fmaxf(coarsenAcc, static_cast<float>(fabsf(v[coarsenC])));
 // MAX-NEXT: }
 // MAX-NEXT: part[threadIdx.x] = coarsenAcc;
 // MAX-NEXT: __syncthreads();
@@ -85,7 +91,7 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX-NEXT: if (coarsenT == 0)
 // MAX-NEXT: scales[t * gridDim.x + g] = m;
 // MAX-NEXT: if (on[coarsenC])
-// MAX-NEXT: (outAt = &(out[t * d + i[coarsenC]]), outNew = ((int8_t)rintf(v[coarsenC] / m)), outStored == (1u << coarsenC) - 1u && (coarsenC == 0 || outAt == outBase + coarsenC) ? (void)(outBase = coarsenC == 0 ? outAt : outBase, outVal[coarsenC] = outNew, outStored |= (1u << coarsenC)) : (void)(*outAt = outNew));
+// MAX-NEXT: (outNew = ((int8_t)rintf(v[coarsenC] / m)), outAt = &(out[t * d + i[coarsenC]]), outStored == (1u << coarsenC) - 1u && (coarsenC == 0 || outAt == outBase + coarsenC) ? (void)(outBase = coarsenC == 0 ? outAt : outBase, outVal[coarsenC] = outNew, outStored |= (1u << coarsenC)) : (void)(*outAt = outNew));
 // MAX-NEXT: }
 // MAX-NEXT: // astra-opt coarsen: the deferred stores, as one 8-byte pack when all 8 were consecutive and the first is aligned
 // MAX-NEXT: if (outStored == 255u &&
@@ -103,7 +109,7 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX-NEXT: }
 // MAX-NEXT: }
 
-// MAX4: if (blockDim.x * 4 == static_cast<unsigned int>(gs)) {
+// MAX4: if (blockDim.x * 4 == static_cast<unsigned int>(gs) &&
 // MAX4: if (outStored == 15u &&
 // MAX4: *reinterpret_cast<unsigned int *>(outBase) = outPack.Pack;
 
@@ -131,8 +137,8 @@ __global__ void row_sum(float *out, const float *x, int n) {
     out[r] = acc[0];
 }
 
-// SUM: if (blockDim.x * 8 == static_cast<unsigned int>(n)) {
-// SUM: coarsenAcc = coarsenC == 0 ? (x[r * n + coarsenT]) : coarsenAcc + (x[r * n + coarsenT]);
+// SUM: if (blockDim.x * 8 == static_cast<unsigned int>(n) && (n & (n - 1)) == 0) {
+// SUM: coarsenAcc = coarsenC == 0 ? static_cast<float>(x[r * n + coarsenT]) : coarsenAcc + static_cast<float>(x[r * n + coarsenT]);
 // SUM: if (coarsenT == 0)
 // SUM-NEXT: out[r] = acc[0];
 // SUM-NEXT: }
@@ -140,6 +146,7 @@ __global__ void row_sum(float *out, const float *x, int n) {
 
 // FACTOR: the kernel was coarsened by 8: its block divides by exactly that (block-x-div=8), or not at all
 // NOTEXACT: the kernel was folded exactly (its rows share barriers and cannot return past a bound): add fold-exact=1
+// NOTBLOCKEXACT: the kernel was coarsened: add block-exact=1, so that a block the factor does not divide stays whole
 // NOEXTENT: extent= is not an integer parameter that the kernel leaves alone
 // BADEXTENT: extent=scale is not an integer parameter that the kernel leaves alone
 
@@ -242,3 +249,105 @@ __global__ void loop_store(float *out, const float *x, int n, int k) {
 }
 // LOOP: for (int j = 0; j < k; ++j)
 // LOOP-NEXT: out[(blockIdx.x * k + j) * n + coarsenT] = v[coarsenC] / a[0];
+
+// From a review: a parameter the per-thread work changes (each of the C
+// threads would change it once more), a label (copied into both versions),
+// a type declared in the per-thread work, a device function that reaches
+// threadIdx.x through another call, an int tree over a float leaf (each
+// value converted as the leaf's store converts it), a stored pointer with
+// an alias (not packed: the alias's later store would be overwritten).
+__global__ void moves_param(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  const int i = threadIdx.x;
+  x += blockIdx.x * n;
+  a[threadIdx.x] = x[i];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * n + i] = a[0];
+}
+__global__ void labelled(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  const int i = threadIdx.x;
+  float v = x[blockIdx.x * n + i];
+again:
+  if (v > 1.0f) {
+    v *= 0.5f;
+    goto again;
+  }
+  a[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * n + i] = a[0];
+}
+__global__ void local_type(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  const int i = threadIdx.x;
+  typedef float acc_t;
+  acc_t v = x[blockIdx.x * n + i];
+  a[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * n + i] = a[0];
+}
+__device__ unsigned lane_of() { return threadIdx.x; }
+__device__ float mine(const float *row) { return row[lane_of()]; }
+__global__ void deep_callee(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  const int i = threadIdx.x;
+  a[threadIdx.x] = mine(x + blockIdx.x * n);
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * n + i] = a[0];
+}
+__global__ void int_tree(int *out, const float *x, int n) {
+  __shared__ int a[1024];
+  const int i = blockIdx.x * n + threadIdx.x;
+  a[threadIdx.x] = x[i];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+__global__ void aliased(signed char *out, const float *x, int n) {
+  __shared__ float a[1024];
+  signed char *flag = out;
+  const int i = blockIdx.x * n + threadIdx.x;
+  const float v = x[i];
+  a[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] = fmaxf(a[threadIdx.x], a[threadIdx.x + s]);
+    __syncthreads();
+  }
+  out[i] = (signed char)(v / a[0]);
+  if (v == a[0])
+    flag[i] = -128;
+}
+// LIST-DAG: coarsen labelled: does not apply: coarsen of labelled by 8: it holds the label 'again' (copied into both versions)
+// MOVES: coarsen of moves_param by 8: it writes 'x', declared outside the per-thread work (each of the 8 threads a thread runs would write it)
+// TYPE: coarsen of local_type by 8: the per-thread work declares something other than a variable (a type or an alias), which its copies would lose
+// DEEP: coarsen of deep_callee by 8: it calls lane_of, which reads threadIdx or blockDim (not rewritten)
+// INT: coarsenAcc = coarsenC == 0 ? static_cast<int>(x[i[coarsenC]]) : coarsenAcc + static_cast<int>(x[i[coarsenC]]);
+// ALIAS: (signed char)(v[coarsenC] / a[0]);
+// ALIAS-NOT: outStored

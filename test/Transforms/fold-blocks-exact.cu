@@ -17,6 +17,10 @@
 // RUN: not %astra-opt --apply=fold-blocks:kernel=divergent,exact=1 %s 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 // RUN: not %astra-opt --apply=fold-blocks:kernel=by_memory,exact=1 %s 2>&1 | FileCheck %s --check-prefix=MEMORY
 // RUN: not %astra-opt --apply=fold-blocks:kernel=returns,exact=1 %s 2>&1 | FileCheck %s --check-prefix=RETURNS
+// RUN: not %astra-opt --apply=fold-blocks:kernel=escapes,exact=1 %s 2>&1 | FileCheck %s --check-prefix=ESCAPES
+// RUN: not %astra-opt --apply=fold-blocks:kernel=breaks,exact=1 %s 2>&1 | FileCheck %s --check-prefix=BREAKS
+// RUN: not %astra-opt --apply=fold-blocks:kernel=jumps,exact=1 %s 2>&1 | FileCheck %s --check-prefix=JUMPS
+// RUN: not %astra-opt --apply=fold-blocks:kernel=in_lambda,exact=1 %s 2>&1 | FileCheck %s --check-prefix=LAMBDA
 
 #include <cuda_runtime.h>
 
@@ -92,3 +96,49 @@ __global__ void returns(float *out, const float *x, int n) {
   out[blockIdx.y * n + threadIdx.x] = a[0];
 }
 // RETURNS: it returns, and its rows share barriers
+
+// From a review: the shared array's element address taken (row r's pointer
+// would reach row r+1's slice), a break in the loop around a barrier, a
+// goto, a barrier in a lambda called under a per-row condition.
+__global__ void escapes(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  float *p = &a[0];
+  p[threadIdx.x + n] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.y * n + threadIdx.x] = a[0];
+}
+// ESCAPES: the shared array 'a' is used other than by reading or writing an element (its address or a reference taken)
+__global__ void breaks(float *out, const float *x, const int *len, int n) {
+  __shared__ float a[1024];
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) {
+    if (k >= len[blockIdx.y])
+      break;
+    a[threadIdx.x] = x[(blockIdx.y * n + k) * 32 + threadIdx.x];
+    __syncthreads();
+    acc += a[0];
+    __syncthreads();
+  }
+  out[blockIdx.y * 32 + threadIdx.x] = acc;
+}
+// BREAKS: a barrier the rows would share: the loop around it holds a break or continue (rows could leave it at different iterations)
+__global__ void jumps(float *out, const float *x, const int *flag) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * 32 + threadIdx.x];
+  if (flag[blockIdx.y])
+    goto done;
+  __syncthreads();
+  out[blockIdx.y * 32 + threadIdx.x] = a[0];
+done:
+  out[blockIdx.y] = 0.0f;
+}
+// JUMPS: it holds a goto, and its rows share barriers
+__global__ void in_lambda(float *out, const float *x, const int *flag) {
+  __shared__ float a[1024];
+  auto sync = [] { __syncthreads(); };
+  a[threadIdx.x] = x[blockIdx.y * 32 + threadIdx.x];
+  if (flag[blockIdx.y])
+    sync();
+  out[blockIdx.y * 32 + threadIdx.x] = a[0];
+}
+// LAMBDA: a barrier the rows would share: it sits in a lambda or a local class (where it is called is not followed)

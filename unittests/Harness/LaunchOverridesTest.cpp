@@ -185,7 +185,7 @@ TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {
   }
 }
 
-TEST(LaunchOverridesTest, FoldsExactlyOrNotAtAll) {
+TEST(LaunchOverridesTest, FoldsAndDividesExactlyOrNotAtAll) {
   Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
   ASSERT_TRUE(bool(F)) << messages(F.takeError());
   const KernelSpec &K = F->Kernels[0];
@@ -216,6 +216,20 @@ TEST(LaunchOverridesTest, FoldsExactlyOrNotAtAll) {
   O = LaunchOverrides::parse("fold-exact=0");
   ASSERT_TRUE(bool(O));
   EXPECT_TRUE(O->empty());
+  // block-exact: 256 / 8 divides, 256 / 3 does not (the block stays whole).
+  O = LaunchOverrides::parse("block-x-div=8,block-exact=1");
+  ASSERT_TRUE(bool(O));
+  EXPECT_EQ(O->str(), "block-x-div=8,block-exact=1");
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Block[0], 32u);
+  O = LaunchOverrides::parse("block-x-div=3,block-exact=1");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Block[0], 256u);
+  O = LaunchOverrides::parse("block-x-div=3");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Block[0], 86u); // rounded up
 }
 
 TEST(LaunchOverridesTest, RefusesWhatIsNotTheLaunch) {

@@ -316,6 +316,11 @@ llvm::Expected<ResolvedLaunch> resolve(const KernelSpec &K, const Shape &S);
 struct LaunchOverrides {
   std::vector<std::pair<std::string, int64_t>> Vars;
   int64_t GridXDiv = 1, BlockXDiv = 1;
+  /// `block-exact=1`: the block is divided only at shapes where
+  /// `block-x-div` divides it; elsewhere it stays whole (a coarsened kernel
+  /// runs its original code under the spec's block, never under a smaller
+  /// one).
+  bool BlockExact = false;
   /// `grid-y-div=N`: the grid's y extent divided (an any-grid form that
   /// strides over gridDim.y).
   int64_t GridYDiv = 1;
@@ -335,20 +340,21 @@ struct LaunchOverrides {
   bool empty() const {
     return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 &&
            GridYDiv == 1 && MinThreads == 0 && FoldX == 1 && FoldY == 1 &&
-           !FoldExact;
+           !FoldExact && !BlockExact;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
   /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y` /
-  /// `fold-exact` (0 or 1). Other values must be positive.
+  /// `fold-exact` / `block-exact` (0 or 1). Other values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
     return Vars == O.Vars && GridXDiv == O.GridXDiv &&
            BlockXDiv == O.BlockXDiv && GridYDiv == O.GridYDiv &&
            MinThreads == O.MinThreads &&
-           FoldX == O.FoldX && FoldY == O.FoldY && FoldExact == O.FoldExact;
+           FoldX == O.FoldX && FoldY == O.FoldY && FoldExact == O.FoldExact &&
+           BlockExact == O.BlockExact;
   }
 };
 

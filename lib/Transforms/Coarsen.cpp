@@ -206,6 +206,9 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
         Scan.refuse("it has a barrier besides the tree's", B->getBeginLoc());
     // The array: the leaf, the tree, and a[0] after the tree.
     for (const DeclRefExpr *R : Scan.ArrayRefs) {
+      if (inRange(SM, R->getBeginLoc(), Leaf->getRHS()))
+        Scan.refuse("the leaf's value reads '" + A->getNameAsString() + "'",
+                    R->getBeginLoc());
       if (inRange(SM, R->getBeginLoc(), M.Loop) ||
           inRange(SM, R->getBeginLoc(), Leaf))
         continue;

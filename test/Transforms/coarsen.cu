@@ -351,3 +351,17 @@ __global__ void aliased(signed char *out, const float *x, int n) {
 // INT: coarsenAcc = coarsenC == 0 ? static_cast<int>(x[i[coarsenC]]) : coarsenAcc + static_cast<int>(x[i[coarsenC]]);
 // ALIAS: (signed char)(v[coarsenC] / a[0]);
 // ALIAS-NOT: outStored
+// The leaf reads the tree's array: refused.
+__global__ void leaf_reads(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = a[threadIdx.x] + x[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = a[0];
+}
+// LIST-DAG: coarsen leaf_reads: does not apply: coarsen of leaf_reads by 8: the leaf's value reads 'a'

@@ -94,9 +94,10 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
                                                 "elsewhere unfolded)"
                                               : "")
                         : "") +
-                   (O.MinThreads ? " where that launch has at least "
+                   (O.MinThreads ? ", all of it only where the spec's "
+                                   "launch (vars unset) has at least "
                                    "min_threads threads (grid x block, all "
-                                   "dimensions); below, undivided"
+                                   "dimensions); below, the spec's launch"
                                  : "")},
       {"shapes", std::move(Shapes)}};
 }

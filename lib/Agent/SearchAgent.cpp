@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Agent.h"
 #include "SearchLaunch.h"
+#include "SearchSizeBound.h"
 #include "astra/Agent/Plan.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -306,76 +307,22 @@ Entry *SearchAgent::add(const std::vector<std::string> &Base,
   return &Frontier.back();
 }
 
-/// A plan that divides the launch and came out mixed, slower only on shapes
-/// with fewer threads than each shape it was faster on (a shrunk launch
-/// concentrates a small problem on a few SMs): the same plan with the
-/// divisions only from the smallest faster shape's thread count on, so that
-/// the smaller launches stay as they were (vectorize-loads' any-grid form
-/// then runs the original code). The count is rounded down to a power of
-/// two where that stays above every slower shape, a size a caller can read.
+/// Size-bounded launches (SearchSizeBound.cpp) for the judged plans.
 void SearchAgent::addSizeDependent(const AgentContext &Ctx) {
-  auto ThreadsOf = [&](StringRef Shape) -> std::optional<uint64_t> {
-    for (const auto &[Name, Threads] : Ctx.ShapeThreads)
-      if (Name == Shape)
-        return Threads;
-    return std::nullopt;
-  };
-  for (const Evaluation &H : *Ctx.History) {
-    if (!H.Result || H.Result->Verdict != Verdict::Mixed ||
-        !H.Cand.ReplacementSource.empty())
-      continue;
-    auto Div = unboundedDivision(H.Cand.Steps);
-    if (!Div || Div->first == 0)
-      continue;
-    uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
-    double LogSum = 0;
-    unsigned Timed = 0;
-    bool Known = true;
-    for (const ShapeResult &S : H.Result->Shapes) {
-      if (S.Generated || !S.Timing)
-        continue;
-      std::optional<uint64_t> T = ThreadsOf(S.Shape);
-      if (!(Known = T.has_value()))
-        break;
-      ++Timed;
-      if (S.Timing->Verdict == Verdict::Slower) {
-        MaxSlower = std::max(MaxSlower, *T);
-        continue; // the original's launch there
-      }
-      LogSum += std::log(S.Timing->Speedup.Median);
-      if (S.Timing->Verdict == Verdict::Faster)
-        MinFaster = std::min(MinFaster, *T);
-    }
-    if (!Known || !Timed || MinFaster == UINT64_MAX || MaxSlower >= MinFaster)
-      continue;
-    uint64_t Bound = uint64_t(1) << Log2_64(MinFaster);
-    if (Bound <= MaxSlower)
-      Bound = MinFaster;
-    RewriteParams P = Div->second;
-    P.Values["min-threads"] = std::to_string(Bound);
-    std::vector<std::string> Base(H.Cand.Steps.begin(),
-                                  H.Cand.Steps.begin() + Div->first - 1);
-    std::vector<std::string> Then = {formatRewriteParams(P)};
-    Then.insert(Then.end(), H.Cand.Steps.begin() + Div->first + 1,
-                H.Cand.Steps.end());
-    Expected<RewriteParams> Opt =
-        RewriteParams::parse(H.Cand.Steps[Div->first - 1]);
+  for (SizeBoundProposal &SP : sizeBoundProposals(Ctx, JudgedSpeedup)) {
+    Expected<RewriteParams> Opt = RewriteParams::parse(SP.Option);
     if (!Opt) {
       consumeError(Opt.takeError());
       continue;
     }
-    Entry *E = add(Base, H.Cand.Steps[Div->first - 1], Then, *Opt);
+    Entry *E = add(SP.Base, SP.Option, SP.Then, *Opt);
     if (!E)
       continue;
-    auto B = JudgedSpeedup.find(formatSteps(Base));
-    E->Gain = std::exp(LogSum / Timed) /
-              (B == JudgedSpeedup.end() ? 1.0 : B->second);
+    E->Gain = SP.Gain;
     E->DefaultValues = false;
-    E->Rationale = "was mixed (slower on the smaller launches): the same "
-                   "plan with the launch divided only from " +
-                   std::to_string(Bound) + " threads on";
-    E->ChangesRounding = H.Cand.ChangesRounding;
-    E->Reassociates = H.Cand.Reassociates;
+    E->Rationale = SP.Rationale;
+    E->ChangesRounding = SP.From->Cand.ChangesRounding;
+    E->Reassociates = SP.From->Cand.Reassociates;
   }
 }
 

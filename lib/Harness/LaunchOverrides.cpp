@@ -183,14 +183,16 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
         "): a tunable variable may size only the launch (grid, block, "
         "shared_bytes), never a buffer or a scalar argument");
   }
-  L.Cand = C->dims();
   if ((O.FoldX != 1 && O.GridXDiv != 1) || (O.FoldY != 1 && O.GridYDiv != 1) ||
       (O.FoldX != 1 && O.FoldY != 1))
     return makeInputError(What + ": a fold and a division of the same grid "
                                  "extent, or two folds (one block.y), cannot "
                                  "go together");
+  // The bound counts the caller's launch (the spec's, variables unset):
+  // below it the launch stays exactly that.
   if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads))
-    return Error::success(); // below the size the divisions start at
+    return Error::success();
+  L.Cand = C->dims();
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
   L.Cand.Grid[1] = uint32_t(divideCeil(L.Cand.Grid[1], uint64_t(O.GridYDiv)));
   if (!O.BlockExact || L.Cand.Block[0] % uint64_t(O.BlockXDiv) == 0)

@@ -75,7 +75,8 @@ struct LaunchChange {
   int64_t FoldExact = 0;        ///< a fold only where K divides the extent
   int64_t BlockExact = 0;       ///< block.x divided only where it divides
   int64_t Block = 0; ///< 0: not given
-  /// The divisions only where the launch has this many threads (0: always).
+  /// All of the change only where the spec's launch has this many threads
+  /// (0: always); below it, the spec's launch.
   int64_t MinThreads = 0;
   bool empty() const {
     return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
@@ -103,8 +104,8 @@ struct LaunchChange {
                         ")");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
-    if (MinThreads && (GridDiv > 1 || GridYDiv > 1 || BlockDiv > 1 || folds()))
-      Parts.push_back("divided only where the launch has at least " +
+    if (MinThreads)
+      Parts.push_back("all of it only where the launch has at least " +
                       std::to_string(MinThreads) + " threads");
     return join(Parts, ", ");
   }
@@ -339,10 +340,18 @@ protected:
                "the constant cannot say; change the launch by hand");
         continue;
       }
-      if (C.MinThreads && C.BlockDiv > 1 && !Sizes.Constants.empty()) {
+      if (C.MinThreads && SetsBlock && !Sizes.Constants.empty()) {
         Refuse("the block size is the constant " + Sizes.Constants[0].Name +
-               ": it cannot be divided only from min-threads on (one value "
+               ": it cannot change only from min-threads on (one value "
                "for every launch); drop min-threads or divide the grid");
+        continue;
+      }
+      if (C.MinThreads && LB &&
+          (SetsBlock || C.folds() || !C.Vars.empty())) {
+        Refuse("the kernel declares __launch_bounds__, one block size for "
+               "every launch: with min-threads the smaller launches keep "
+               "the old block, which a new bound would forbid; drop "
+               "min-threads");
         continue;
       }
       // The edits: __launch_bounds__, then every <<<...>>> of the kernel;
@@ -401,8 +410,8 @@ protected:
             return; // the constant's edit above
           BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
-          if (Div > 1 && C.MinThreads) {
-            Warnings.push_back("the launch at " + At + " divides its " +
+          if (C.MinThreads) {
+            Warnings.push_back("the launch at " + At + " changes its " +
                                What.str() + " only from " +
                                std::to_string(C.MinThreads) +
                                " threads on: change it by hand, as the "

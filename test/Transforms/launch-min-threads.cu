@@ -28,6 +28,6 @@ void launch_scale(float *out, const float *in, float a, int n, cudaStream_t s) {
 // CHECK:      // The original, grid-stride.
 // CHECK:      scale<<<(n + 255) / 256, 256, 0, s>>>(out, in, a, n);
 
-// WARN: warning: {{.*}}the launch at {{[0-9]+}}:3 divides its grid only from 1048576 threads on: change it by hand, as the launch contract in the plan and the report says
+// WARN: warning: {{.*}}the launch at {{[0-9]+}}:3 changes its grid only from 1048576 threads on: change it by hand, as the launch contract in the plan and the report says
 
 // NOANY: dividing the grid or the block needs a kernel whose threads cover every element for any grid

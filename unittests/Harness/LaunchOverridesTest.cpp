@@ -128,13 +128,28 @@ TEST(LaunchOverridesTest, DividesOnlyFromMinThreadsOn) {
   ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
   EXPECT_TRUE(L->Cand == L->dims()); // below it: the original's launch
 
-  // The bound counts the launch with the variables set: B=512 halves the
-  // grid, not the threads.
+  // The bound counts the caller's launch (the spec's, B=256) and holds for
+  // the variables too: at it B=512 halves the grid and the block is
+  // divided; below it the launch is the spec's, B as it was.
   O = LaunchOverrides::parse("B=512,block-x-div=2,min-threads=44032");
   ASSERT_TRUE(bool(O));
   ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
   EXPECT_EQ(L->Cand.Grid[0], 22u);
   EXPECT_EQ(L->Cand.Block[0], 256u);
+  O = LaunchOverrides::parse("B=512,min-threads=44033");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_TRUE(L->Cand == L->dims());
+  O = LaunchOverrides::parse("B=512,min-threads=44032");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Block[0], 512u);
+  // A variable that is not tunable is an error at any size.
+  O = LaunchOverrides::parse("Q=512,min-threads=1000000000");
+  ASSERT_TRUE(bool(O));
+  EXPECT_NE(messages(resolveCandidateLaunch(K, S, *O, *L))
+                .find("not a tunable variable"),
+            std::string::npos);
 }
 
 TEST(LaunchOverridesTest, FoldsBlocksIntoRows) {

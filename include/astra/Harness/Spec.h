@@ -324,9 +324,11 @@ struct LaunchOverrides {
   /// `grid-y-div=N`: the grid's y extent divided (an any-grid form that
   /// strides over gridDim.y).
   int64_t GridYDiv = 1;
-  /// The divisions apply only where the launch (vars set) has at least this
-  /// many threads in all (`min-threads=N`; 0: everywhere): a size-dependent
-  /// launch, as host launchers choose one by problem size.
+  /// Every change (variables, divisions, folds) applies only where the
+  /// spec's launch (variables unset: the caller's) has at least this many
+  /// threads in all (`min-threads=N`; 0: everywhere); below, the spec's
+  /// launch as it is. A size-dependent launch, as host launchers choose one
+  /// by problem size.
   int64_t MinThreads = 0;
   /// `fold-x=K` / `fold-y=K`: the grid's x (or y) extent divided by K
   /// (rounded up) and the block's y extent multiplied by K, so that each

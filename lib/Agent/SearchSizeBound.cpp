@@ -1,0 +1,197 @@
+//===- SearchSizeBound.cpp - Launches bounded by a size ------------------===//
+//
+// A launch change rarely pays on every shape: a shrunk grid concentrates a
+// small problem on a few SMs, a smaller block pays where two blocks of a
+// long row kernel fit an SM and loses where the rows are few and long. The
+// launch rewrite's `min-threads=N` makes a change only where the caller's
+// launch (the spec's) has at least N threads, so the search re-proposes a
+// plan whose measurements split that way: faster on every shape from some
+// size on, slower only below it. N is the smallest faster shape's thread
+// count, rounded down to a power of two where that stays above every slower
+// shape (a size a caller can read).
+//
+//===----------------------------------------------------------------------===//
+#include "SearchSizeBound.h"
+#include "SearchLaunch.h"
+#include "astra/Agent/Plan.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
+#include <optional>
+
+using namespace llvm;
+
+namespace astra {
+namespace {
+
+/// A launch change is worth keeping on a shape where the plan beats the one
+/// it extends by this much, and worth undoing where it is this much slower;
+/// between the two the shape does not decide.
+constexpr double FasterRatio = 1.02, SlowerRatio = 0.99;
+
+std::optional<uint64_t> threadsOf(const AgentContext &Ctx, StringRef Shape) {
+  for (const auto &[Name, Threads] : Ctx.ShapeThreads)
+    if (Name == Shape)
+      return Threads;
+  return std::nullopt;
+}
+
+/// The bound between the slower shapes (at most \p MaxSlower threads) and
+/// the faster ones (at least \p MinFaster), or none when they interleave.
+std::optional<uint64_t> boundBetween(uint64_t MaxSlower, uint64_t MinFaster) {
+  if (MinFaster == UINT64_MAX || MaxSlower >= MinFaster)
+    return std::nullopt;
+  uint64_t Bound = uint64_t(1) << Log2_64(MinFaster);
+  return Bound <= MaxSlower ? MinFaster : Bound;
+}
+
+const Evaluation *findJudged(const AgentContext &Ctx, StringRef Steps) {
+  for (const Evaluation &H : *Ctx.History)
+    if (H.Status == EvalStatus::Evaluated && H.Result &&
+        H.Cand.ReplacementSource.empty() && formatSteps(H.Cand.Steps) == Steps)
+      return &H;
+  return nullptr;
+}
+
+/// Mixed against the original, with a division or fold anywhere in the plan.
+void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
+                        const StringMap<double> &JudgedSpeedup,
+                        std::vector<SizeBoundProposal> &Out) {
+  if (H.Result->Verdict != Verdict::Mixed)
+    return;
+  auto Div = unboundedDivision(H.Cand.Steps);
+  if (!Div || Div->first == 0)
+    return;
+  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
+  double LogSum = 0;
+  unsigned Timed = 0;
+  for (const ShapeResult &S : H.Result->Shapes) {
+    if (S.Generated || !S.Timing)
+      continue;
+    std::optional<uint64_t> T = threadsOf(Ctx, S.Shape);
+    if (!T)
+      return;
+    ++Timed;
+    if (S.Timing->Verdict == Verdict::Slower) {
+      MaxSlower = std::max(MaxSlower, *T);
+      continue; // the original's launch there
+    }
+    LogSum += std::log(S.Timing->Speedup.Median);
+    if (S.Timing->Verdict == Verdict::Faster)
+      MinFaster = std::min(MinFaster, *T);
+  }
+  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
+  if (!Timed || !Bound)
+    return;
+  RewriteParams P = Div->second;
+  P.Values["min-threads"] = std::to_string(*Bound);
+  SizeBoundProposal SP;
+  SP.Base.assign(H.Cand.Steps.begin(), H.Cand.Steps.begin() + Div->first - 1);
+  SP.Option = H.Cand.Steps[Div->first - 1];
+  SP.Then = {formatRewriteParams(P)};
+  SP.Then.insert(SP.Then.end(), H.Cand.Steps.begin() + Div->first + 1,
+                 H.Cand.Steps.end());
+  auto B = JudgedSpeedup.find(formatSteps(SP.Base));
+  SP.Gain =
+      std::exp(LogSum / Timed) / (B == JudgedSpeedup.end() ? 1.0 : B->second);
+  SP.Rationale = "was mixed (slower on the smaller launches): the same plan "
+                 "with the launch divided only from " +
+                 std::to_string(*Bound) + " threads on";
+  SP.From = &H;
+  Out.push_back(std::move(SP));
+}
+
+/// A last launch step that beats the plan it extends only on the larger
+/// shapes.
+void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
+                     std::vector<SizeBoundProposal> &Out) {
+  const std::vector<std::string> &Steps = H.Cand.Steps;
+  if (Steps.empty() || !StringRef(Steps.back()).starts_with("launch:"))
+    return;
+  Expected<RewriteParams> P = RewriteParams::parse(Steps.back());
+  if (!P) {
+    consumeError(P.takeError());
+    return;
+  }
+  if (P->Values.count("min-threads"))
+    return;
+  std::vector<std::string> Base(Steps.begin(), Steps.end() - 1);
+  // One bound holds for all of a plan's launch steps (they merge into one
+  // launch): below it the spec's launch, which is the base's only when the
+  // base keeps the spec's launch.
+  if (any_of(Base, [](const std::string &S) {
+        return StringRef(S).starts_with("launch:");
+      }))
+    return;
+  const Evaluation *B = nullptr;
+  if (!Base.empty() && !(B = findJudged(Ctx, formatSteps(Base))))
+    return;
+  auto BaseMedian = [&](StringRef Shape) -> std::optional<double> {
+    if (!B)
+      return 1.0; // the original
+    for (const ShapeResult &S : B->Result->Shapes)
+      if (S.Shape == Shape && S.Timing)
+        return S.Timing->Speedup.Median;
+    return std::nullopt;
+  };
+  struct Point {
+    uint64_t Threads;
+    double Ratio;
+  };
+  std::vector<Point> Points;
+  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
+  for (const ShapeResult &S : H.Result->Shapes) {
+    if (S.Generated || !S.Timing)
+      continue;
+    std::optional<uint64_t> T = threadsOf(Ctx, S.Shape);
+    std::optional<double> Was = BaseMedian(S.Shape);
+    if (!T || !Was || *Was <= 0)
+      return;
+    double Ratio = S.Timing->Speedup.Median / *Was;
+    Points.push_back({*T, Ratio});
+    if (Ratio < SlowerRatio)
+      MaxSlower = std::max(MaxSlower, *T);
+    else if (Ratio >= FasterRatio)
+      MinFaster = std::min(MinFaster, *T);
+  }
+  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
+  if (Points.empty() || !Bound || !MaxSlower)
+    return; // nothing to undo: the plan as judged is the better one
+  double LogSum = 0;
+  for (const Point &Pt : Points)
+    if (Pt.Threads >= *Bound)
+      LogSum += std::log(Pt.Ratio);
+  double Gain = std::exp(LogSum / Points.size());
+  if (Gain < 1.005)
+    return;
+  P->Values["min-threads"] = std::to_string(*Bound);
+  SizeBoundProposal SP;
+  SP.Base = std::move(Base);
+  SP.Option = formatRewriteParams(*P);
+  SP.Gain = Gain;
+  SP.Rationale = "faster than the plan it extends only from " +
+                 std::to_string(*Bound) +
+                 " threads on (slower below): that launch only there";
+  SP.From = &H;
+  Out.push_back(std::move(SP));
+}
+
+} // namespace
+
+std::vector<SizeBoundProposal>
+sizeBoundProposals(const AgentContext &Ctx,
+                   const StringMap<double> &JudgedSpeedup) {
+  std::vector<SizeBoundProposal> Out;
+  for (const Evaluation &H : *Ctx.History) {
+    if (H.Status != EvalStatus::Evaluated || !H.Result ||
+        !H.Cand.ReplacementSource.empty() || H.Result->Shapes.empty())
+      continue;
+    if (H.speedup() <= 0)
+      continue; // refused
+    boundMixedDivision(Ctx, H, JudgedSpeedup, Out);
+    boundLastLaunch(Ctx, H, Out);
+  }
+  return Out;
+}
+
+} // namespace astra

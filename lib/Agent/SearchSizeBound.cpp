@@ -24,10 +24,9 @@ using namespace llvm;
 namespace astra {
 namespace {
 
-/// A launch change is worth keeping on a shape where the plan beats the one
-/// it extends by this much, and worth undoing where it is this much slower;
-/// between the two the shape does not decide.
-constexpr double FasterRatio = 1.02, SlowerRatio = 0.99;
+/// What a bounded launch must gain over the plan it extends (geometric mean
+/// over the shapes) to be worth judging.
+constexpr double MinGain = 1.005;
 
 std::optional<uint64_t> threadsOf(const AgentContext &Ctx, StringRef Shape) {
   for (const auto &[Name, Threads] : Ctx.ShapeThreads)
@@ -101,8 +100,8 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   Out.push_back(std::move(SP));
 }
 
-/// A last launch step that beats the plan it extends only on the larger
-/// shapes.
+/// A last launch step that pays over the plan it extends on the larger
+/// shapes only.
 void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
                      std::vector<SizeBoundProposal> &Out) {
   const std::vector<std::string> &Steps = H.Cand.Steps;
@@ -139,7 +138,6 @@ void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
     double Ratio;
   };
   std::vector<Point> Points;
-  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
   for (const ShapeResult &S : H.Result->Shapes) {
     if (S.Generated || !S.Timing)
       continue;
@@ -147,31 +145,38 @@ void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
     std::optional<double> Was = BaseMedian(S.Shape);
     if (!T || !Was || *Was <= 0)
       return;
-    double Ratio = S.Timing->Speedup.Median / *Was;
-    Points.push_back({*T, Ratio});
-    if (Ratio < SlowerRatio)
-      MaxSlower = std::max(MaxSlower, *T);
-    else if (Ratio >= FasterRatio)
-      MinFaster = std::min(MinFaster, *T);
+    Points.push_back({*T, S.Timing->Speedup.Median / *Was});
   }
-  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
-  if (Points.empty() || !Bound || !MaxSlower)
-    return; // nothing to undo: the plan as judged is the better one
-  double LogSum = 0;
-  for (const Point &Pt : Points)
-    if (Pt.Threads >= *Bound)
-      LogSum += std::log(Pt.Ratio);
-  double Gain = std::exp(LogSum / Points.size());
-  if (Gain < 1.005)
+  if (Points.size() < 2)
     return;
-  P->Values["min-threads"] = std::to_string(*Bound);
+  llvm::stable_sort(Points, [](const Point &A, const Point &B) {
+    return A.Threads < B.Threads;
+  });
+  // The split that gains most: the base's launch below the J-th smallest
+  // launch, the change from it on (J = 0 is the plan as judged). A small
+  // shape that the change sped up by a little is given up where the shapes
+  // between it and the large ones lost more.
+  std::vector<double> Suffix(Points.size() + 1, 0);
+  for (size_t I = Points.size(); I-- > 0;)
+    Suffix[I] = Suffix[I + 1] + std::log(Points[I].Ratio);
+  size_t Best = 0;
+  for (size_t J = 1; J < Points.size(); ++J)
+    if (Points[J].Threads > Points[J - 1].Threads && Suffix[J] > Suffix[Best])
+      Best = J;
+  double Gain = std::exp(Suffix[Best] / Points.size());
+  if (Best == 0 || Gain < MinGain)
+    return; // the plan as judged, or no change at all, is as good
+  uint64_t Bound = uint64_t(1) << Log2_64(Points[Best].Threads);
+  if (Bound <= Points[Best - 1].Threads)
+    Bound = Points[Best].Threads;
+  P->Values["min-threads"] = std::to_string(Bound);
   SizeBoundProposal SP;
   SP.Base = std::move(Base);
   SP.Option = formatRewriteParams(*P);
   SP.Gain = Gain;
-  SP.Rationale = "faster than the plan it extends only from " +
-                 std::to_string(*Bound) +
-                 " threads on (slower below): that launch only there";
+  SP.Rationale = "against the plan it extends, the launch pays from " +
+                 std::to_string(Bound) +
+                 " threads on and not below: that launch only there";
   SP.From = &H;
   Out.push_back(std::move(SP));
 }

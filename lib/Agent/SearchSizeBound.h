@@ -32,10 +32,11 @@ struct SizeBoundProposal {
 ///    each shape it was faster on: its division from the smallest faster
 ///    shape's launch on;
 ///  - a plan whose last step changes the launch (a tunable value, a
-///    division, a fold) and that beats the plan it extends only on the
-///    larger shapes: that launch from the smallest such shape on, the
-///    extended plan's launch below (per_token_fp8_quant's 512-thread blocks
-///    pay at T=16384 and lose at T=2048).
+///    division, a fold) on a base with the spec's launch: the split by
+///    shape size whose larger shapes gain most over the base, when that
+///    beats both (per_token_fp8_quant's 512-thread blocks pay at T=16384
+///    and lose at T=2048): the change from there on, the base's launch
+///    below.
 /// \p JudgedSpeedup holds the geometric-mean speedup of each judged plan
 /// (formatSteps) and 1 for the original.
 std::vector<SizeBoundProposal>

@@ -9,15 +9,27 @@
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Plan.h"
 #include "astra/Support/ErrorText.h"
+#include "astra/Transforms/Enumerate.h"
 #include "astra/Transforms/Rewrite.h"
 
 using namespace llvm;
 
 namespace astra {
 
+bool launchStepEditsSource(const RewriteParams &P) {
+  for (const auto &KV : P.Values) {
+    StringRef Key = KV.getKey();
+    if (Key != "min-threads" && Key != "fold-x" && Key != "fold-y" &&
+        Key != "fold-exact" && Key != "block-exact" && Key != "grid-y-div")
+      return true;
+  }
+  return false;
+}
+
 Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps,
                                             StringRef Kernel) {
   LaunchOverrides O;
+  std::vector<RewriteParams> Launches;
   for (const std::string &Step : Steps) {
     Expected<RewriteParams> P = RewriteParams::parse(Step);
     if (!P)
@@ -25,6 +37,7 @@ Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps,
     if (P->Name != "launch" ||
         (!Kernel.empty() && !P->Kernel.empty() && P->Kernel != Kernel))
       continue;
+    Launches.push_back(*P);
     for (const auto &KV : P->Values) {
       if (KV.getKey() == "block")
         continue; // the thread count written into the source
@@ -37,6 +50,20 @@ Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps,
         return std::move(E);
     }
   }
+  // One bound holds for the whole merged launch; a step whose source edits
+  // (a __launch_bounds__, a <<<...>>>, a constant) hold at every size would
+  // disagree with it below the bound.
+  if (O.MinThreads)
+    for (const RewriteParams &P : Launches)
+      if (launchStepEditsSource(P) &&
+          P.getString("min-threads", "") != std::to_string(O.MinThreads))
+        return makeInputError(
+            "step '" + formatRewriteParams(P) +
+            "' changes the launch at every size, but the plan's launch is "
+            "bounded (min-threads=" +
+            std::to_string(O.MinThreads) +
+            "): give every launch step that sets a variable, block= or a "
+            "division the same min-threads");
   return O;
 }
 

@@ -78,8 +78,9 @@ struct Entry {
   std::string Rationale;
   bool ChangesRounding = false;
   bool Reassociates = false; ///< this option or one in Base
-  /// A gain known when the entry is made (a size-dependent launch: what its
-  /// mixed plan gained where it was faster); else gain() estimates it.
+  /// A gain known when the entry is made (a size-bounded launch: what the
+  /// plan it bounds gained over its base from the bound on); else gain()
+  /// estimates it.
   std::optional<double> Gain;
 };
 
@@ -105,7 +106,8 @@ private:
   /// The spec's tunable launches on \p Base (a plan without a launch step).
   void addTunable(const AgentContext &Ctx,
                   const std::vector<std::string> &Base);
-  /// Size-dependent launches for the mixed plans of the history.
+  /// Size-bounded launches for the judged plans of the history
+  /// (SearchSizeBound.cpp).
   void addSizeDependent(const AgentContext &Ctx);
   /// Adds \p Option (then \p Then) on \p Base to the frontier unless the
   /// plan was proposed already; returns the entry added, or null.

@@ -30,7 +30,7 @@ std::vector<std::pair<unsigned, unsigned>> launchSplits(unsigned Div,
 
 /// The first launch step of \p Steps that divides the grid or the block, or
 /// folds blocks into one, without a size bound, and its parameters (the
-/// bound it gets holds for every division and fold of the plan).
+/// bound it gets holds for the plan's whole merged launch).
 std::optional<std::pair<size_t, RewriteParams>>
 unboundedDivision(const std::vector<std::string> &Steps);
 

@@ -5,10 +5,13 @@
 // long row kernel fit an SM and loses where the rows are few and long. The
 // launch rewrite's `min-threads=N` makes a change only where the caller's
 // launch (the spec's) has at least N threads, so the search re-proposes a
-// plan whose measurements split that way: faster on every shape from some
-// size on, slower only below it. N is the smallest faster shape's thread
-// count, rounded down to a power of two where that stays above every slower
-// shape (a size a caller can read).
+// plan whose measurements split that way. A plan mixed against the original
+// (with a division or fold) gets N at its smallest faster shape, when every
+// slower shape lies below it; a plan whose last step changes the launch is
+// compared shape by shape with the plan it extends, and gets N at the split
+// whose larger shapes gain most. N is a shape's thread count, rounded down
+// to a power of two where that stays above the shapes below it (a size a
+// caller can read).
 //
 //===----------------------------------------------------------------------===//
 #include "SearchSizeBound.h"
@@ -61,6 +64,20 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   auto Div = unboundedDivision(H.Cand.Steps);
   if (!Div || Div->first == 0)
     return;
+  // The bound goes on the division's step and holds for the whole merged
+  // launch: another step whose source edits hold at every size (a
+  // variable, block=, a division) would disagree with it below the bound.
+  for (size_t I = 0; I < H.Cand.Steps.size(); ++I) {
+    if (I == Div->first || !StringRef(H.Cand.Steps[I]).starts_with("launch:"))
+      continue;
+    Expected<RewriteParams> Other = RewriteParams::parse(H.Cand.Steps[I]);
+    if (!Other) {
+      consumeError(Other.takeError());
+      return;
+    }
+    if (launchStepEditsSource(*Other))
+      return;
+  }
   uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
   double LogSum = 0;
   unsigned Timed = 0;
@@ -164,8 +181,9 @@ void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
     if (Points[J].Threads > Points[J - 1].Threads && Suffix[J] > Suffix[Best])
       Best = J;
   double Gain = std::exp(Suffix[Best] / Points.size());
-  if (Best == 0 || Gain < MinGain)
-    return; // the plan as judged, or no change at all, is as good
+  double OverJudged = std::exp((Suffix[Best] - Suffix[0]) / Points.size());
+  if (Best == 0 || Gain < MinGain || OverJudged < MinGain)
+    return; // the plan as judged, or no change at all, is about as good
   uint64_t Bound = uint64_t(1) << Log2_64(Points[Best].Threads);
   if (Bound <= Points[Best - 1].Threads)
     Bound = Points[Best].Threads;

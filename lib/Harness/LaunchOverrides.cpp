@@ -3,8 +3,9 @@
 // A candidate made by the `launch` rewrite runs with another launch than the
 // original: tunable variables set to other values (`B=512`), the grid's or
 // the block's x extent divided (`grid-x-div=8`), blocks of the grid folded
-// into the block's rows (`fold-y=8`, after fold-blocks), the divisions only
-// from a launch size on (`min-threads=N`). The spec is resolved once
+// into the block's rows (`fold-y=8`, after fold-blocks), all of it only
+// where the spec's launch has at least N threads (`min-threads=N`; below,
+// the spec's launch, variables unset). The spec is resolved once
 // more per shape with the variables set; the buffers and scalar arguments
 // must come out identical (both parties run on the same data), only the
 // grid, block and dynamic shared memory may differ. docs/harness.md,

@@ -11,8 +11,9 @@
 //   launch:kernel=k,fold-y=8        8 of the grid's y blocks as the rows of
 //                                   one block (grid.y / 8, block.y x 8),
 //                                   after fold-blocks:dim=y (FoldBlocks.cpp)
-//   min-threads=N                   the divisions only where the launch has
-//                                   at least N threads (size-dependent)
+//   min-threads=N                   all of the change only where the spec's
+//                                   launch has at least N threads (size-
+//                                   dependent); below, the spec's launch
 //   block=512                       the new threads per block, for the edits
 //
 // Its contract goes to the harness (the candidate runs with its own launch,
@@ -24,7 +25,10 @@
 // or set to `block`); a dim3 argument is left as it is, with a warning.
 // A block size written as a constant or a macro changes at its initializer
 // or definition, when only this kernel and its launches read it; a template
-// parameter or argument is refused (LaunchConst.cpp says why).
+// parameter or argument is refused (LaunchConst.cpp says why). Under
+// min-threads nothing that holds at every size is edited: a <<<...>>> gets a
+// warning, a constant block size is refused, and `__launch_bounds__` only
+// grows (it must allow the old block, which the smaller launches keep).
 //
 // Dividing the grid or the block is correct only for a kernel whose threads
 // cover every element whatever the grid: the kernel must hold
@@ -105,7 +109,7 @@ struct LaunchChange {
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
     if (MinThreads)
-      Parts.push_back("all of it only where the launch has at least " +
+      Parts.push_back("all of it only where the spec's launch has at least " +
                       std::to_string(MinThreads) + " threads");
     return join(Parts, ", ");
   }
@@ -189,8 +193,9 @@ public:
                 "1: fold only where K divides the grid's extent (elsewhere "
                 "block.y stays 1); needs fold-blocks:exact=1"),
             Int("min-threads", "0", 0, int64_t(1) << 40,
-                "divide only where the launch has at least this many threads "
-                "(grid x block); smaller launches stay as they are"),
+                "change the launch only where the spec's launch has at least "
+                "this many threads (grid x block); smaller launches stay as "
+                "the spec gives them"),
             Int("block", "0", 0, 1024,
                 "threads per block of the new launch, written into "
                 "__launch_bounds__ and <<<...>>> (0: unchanged)")};
@@ -346,14 +351,20 @@ protected:
                "for every launch); drop min-threads or divide the grid");
         continue;
       }
-      if (C.MinThreads && LB &&
-          (SetsBlock || C.folds() || !C.Vars.empty())) {
-        Refuse("the kernel declares __launch_bounds__, one block size for "
-               "every launch: with min-threads the smaller launches keep "
-               "the old block, which a new bound would forbid; drop "
-               "min-threads");
+      // Under min-threads the smaller launches keep the old block: the
+      // bound (a maximum) must allow both, so it only ever grows.
+      std::optional<int64_t> OldBound;
+      if (LB && LB->getMaxThreads())
+        if (std::optional<llvm::APSInt> V =
+                LB->getMaxThreads()->getIntegerConstantExpr(Ctx))
+          OldBound = V->getExtValue();
+      if (C.MinThreads && LB && C.Block && !OldBound) {
+        Refuse("the kernel's __launch_bounds__ is not an integer constant: "
+               "with min-threads it must allow the old block and the new "
+               "one, which cannot be checked; drop min-threads");
         continue;
       }
+      bool KeepBound = C.MinThreads && OldBound && C.Block <= *OldBound;
       // The edits: __launch_bounds__, then every <<<...>>> of the kernel;
       // a block size written as a constant changes at the constant.
       std::vector<std::pair<SourceRange, std::string>> Edits;
@@ -368,14 +379,21 @@ protected:
           continue;
         }
         bool Carried = Sizes.Carried.count(Max);
-        if (C.Block && !Carried && !Why.empty()) {
+        if (C.Block && !Carried && !KeepBound && !Why.empty()) {
           Refuse("its __launch_bounds__ cannot be edited: " + Why);
           continue;
         }
-        if (C.Block && !Carried) {
+        if (C.Block && !Carried && !KeepBound) {
           Edits.push_back({Max->getSourceRange(), std::to_string(C.Block)});
           Where.push_back("__launch_bounds__ at " +
                           getLineCol(RC, Max->getBeginLoc()));
+        } else if (C.Block && KeepBound) {
+          Warnings.push_back("__launch_bounds__ at " +
+                             getLineCol(RC, Max->getBeginLoc()) +
+                             " stays " + std::to_string(*OldBound) +
+                             ": below min-threads the launch keeps its "
+                             "old block, which a bound of " +
+                             std::to_string(C.Block) + " would forbid");
         }
       }
       for (const BlockConstant &BC : Sizes.Constants) {

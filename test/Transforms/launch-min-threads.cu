@@ -26,7 +26,7 @@ void launch_scale(float *out, const float *in, float a, int n, cudaStream_t s) {
 // CHECK:      const int vecStride = static_cast<int>(gridDim.x) * static_cast<int>(blockDim.x);
 // CHECK-NEXT: if (vecStride < n &&
 // CHECK:      // The original, grid-stride.
-// CHECK:      scale<<<(n + 255) / 256, 256, 0, s>>>(out, in, a, n);
+// CHECK:      {{^}}  scale<<<(n + 255) / 256, 256, 0, s>>>(out, in, a, n);
 
 // WARN: warning: {{.*}}the launch at {{[0-9]+}}:3 changes its grid only from 1048576 threads on: change it by hand, as the launch contract in the plan and the report says
 

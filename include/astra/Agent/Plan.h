@@ -11,6 +11,7 @@
 
 #include "astra/Harness/Spec.h"
 #include "astra/Support/CompileSetup.h"
+#include "astra/Transforms/Rewrite.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <string>
@@ -54,11 +55,19 @@ llvm::Expected<PlanFile> parsePlan(llvm::StringRef JSON,
                                    llvm::StringRef FileName);
 llvm::Expected<PlanFile> readPlanFile(llvm::StringRef Path);
 
+/// Whether the `launch` step \p P changes what the launch rewrite edits in
+/// the source at every size: a tunable variable, `block=`, a grid.x or
+/// block.x division (folds, grid-y-div and the exactness flags edit no
+/// source). In a plan with `min-threads` such a step must carry it too.
+bool launchStepEditsSource(const RewriteParams &P);
+
 /// The launch overrides of a plan: every `launch` step's tunable variables
 /// and divisors (`launch:B=512,grid-x-div=8`), a later step's value
 /// replacing an earlier one's. Empty when no step is a `launch`. With
 /// \p Kernel (a source name), steps that select another kernel
-/// (`kernel=other`) are left out.
+/// (`kernel=other`) are left out. An error when the plan has a
+/// `min-threads` that a step for which launchStepEditsSource() holds does
+/// not carry (its source edits would hold below the bound).
 llvm::Expected<LaunchOverrides>
 launchOverridesOf(llvm::ArrayRef<std::string> Steps,
                   llvm::StringRef Kernel = "");

@@ -362,8 +362,9 @@ struct LaunchOverrides {
 
 /// Resolves \p K on \p S once more with \p O's variables set (each must be
 /// tunable), divides the grid's and block's x extents and folds the grid's
-/// blocks into the block's rows (where the launch has at least
-/// \p O.MinThreads threads), and stores the result
+/// blocks into the block's rows, all of it only where the spec's launch
+/// (variables unset) has at least \p O.MinThreads threads (below, \p L's
+/// own launch), and stores the result
 /// in \p L.Cand (\p L is resolve(K, S)). Errors: a variable that is not
 /// tunable, a launch beyond the limits, and buffers or scalar arguments that
 /// differ from \p L's (a tunable variable may size only the launch).

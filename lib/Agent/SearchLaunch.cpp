@@ -164,7 +164,7 @@ coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) 
       consumeError(P.takeError());
       continue;
     }
-    for (uint64_t F : {8, 4, 2}) {
+    for (uint64_t F : {8, 16, 4, 2}) {
       if (!Threads || Threads % F || Threads / F < 2)
         continue;
       std::string Fs = std::to_string(F);

@@ -85,7 +85,7 @@ public:
                      "8",
                      {"8"},
                      "threads of the original block per thread"};
-    Factor.Choices = {"8", "4", "2"};
+    Factor.Choices = {"8", "16", "4", "2"};
     ParamDesc Extent{"extent",
                      RewriteParamKind::Name,
                      "",
@@ -349,6 +349,15 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     PrintingPolicy PP(Ctx.getLangOpts());
     std::vector<CombinedStore> Stores = findCombinableStores(
         Ctx, Body, ArrayRef<const Stmt *>(Top).drop_front(B), C, Taken);
+    std::string Cs = std::to_string(C);
+    // Stores whose index rises by one per thread: deferred with no test.
+    DenseSet<const VarDecl *> Uniform;
+    for (size_t I = 0; I < B; ++I)
+      if (I < U || I > T)
+        for (const VarDecl *V : declaredBy(Top[I]))
+          Uniform.insert(V);
+    std::string NotAffine = markRisingStores(
+        RC, Stores, AffineScope{CV, Uniform, PerThread}, Scan.ThreadX, C, CVar);
     auto Rewritten = [&](const Stmt *S) {
       std::vector<std::pair<SourceRange, std::string>> Edits;
       for (const Expr *E : Scan.ThreadX)
@@ -387,7 +396,6 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
       return spliceText(RC, Top[From]->getSourceRange(), {},
                         stmtEnd(RC, Top[To - 1]));
     };
-    std::string Cs = std::to_string(C);
     std::string Loop = "#pragma unroll\nfor (int " + CVar + " = 0; " + CVar +
                        " < " + Cs + "; ++" + CVar + ") {\nconst unsigned int " +
                        TVar + " = threadIdx.x * " + Cs + " + " + CVar + ";\n";
@@ -447,17 +455,22 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     if (!Stores.empty())
       Site.Assumes += "; the pointer parameters it stores through do not "
                       "overlap what it reads";
-    Site.Detail = What + std::string(getTreeOpName(M.Op)) + " of '" +
-                  A->getNameAsString() + "': each thread runs threads " +
-                  "threadIdx.x * " + Cs + " + c, c < " + Cs + " (" +
-                  std::to_string(PerThread.size()) +
-                  " per-thread local(s) become arrays); guard: " + Guard +
-                  "; fallback: the original; launch:block-x-div=" + Cs +
-                  (Stores.empty() ? std::string()
-                                  : "; " + std::to_string(Stores.size()) +
-                                        " store(s) written as one pack of " +
-                                        std::to_string(Stores[0].PackBytes) +
-                                        " bytes where consecutive and aligned");
+    Site.Detail =
+        What + std::string(getTreeOpName(M.Op)) + " of '" +
+        A->getNameAsString() + "': each thread runs threads " +
+        "threadIdx.x * " + Cs + " + c, c < " + Cs + " (" +
+        std::to_string(PerThread.size()) +
+        " per-thread local(s) become arrays); guard: " + Guard +
+        "; fallback: the original; launch:block-x-div=" + Cs +
+        (Stores.empty() ? std::string()
+                        : "; " + std::to_string(Stores.size()) +
+                              " store(s) written as one pack of " +
+                              std::to_string(Stores[0].PackBytes) +
+                              " bytes where consecutive and aligned" +
+                              (NotAffine.empty()
+                                   ? " (no test per store: the "
+                                     "index rises by one per thread)"
+                                   : " (a test per store: " + NotAffine + ")"));
     const Stmt *First = Top[U];
     unsigned RegionEnd = stmtEnd(RC, Top.back());
     Sites.push_back({Site, [First, RegionEnd, Out](EditBatch &Edits) {

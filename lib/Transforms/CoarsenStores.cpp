@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoarsenStores.h"
+#include "CoarsenScan.h"
+#include "Dataflow.h"
 #include "FreshName.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ParentMapContext.h"
@@ -35,7 +37,7 @@ struct StoreScan : RecursiveASTVisitor<StoreScan> {
 
 /// Whether \p E computes a value without side effects (reads are fine).
 bool isPure(const Expr *E) {
-  if (!E)
+  if (!E || !getBuiltinVarName(E).empty()) // threadIdx.x: a getter call
     return true;
   if (isa<CallExpr>(E) || isa<StmtExpr>(E) || isa<LambdaExpr>(E))
     return false;
@@ -130,21 +132,65 @@ std::vector<CombinedStore> findCombinableStores(ASTContext &Ctx,
   return Out;
 }
 
+std::string markRisingStores(RewriteContext &RC,
+                             std::vector<CombinedStore> &Stores,
+                             const AffineScope &Scope,
+                             ArrayRef<const Expr *> ThreadX, int64_t C,
+                             StringRef CVar) {
+  const SourceManager &SM = RC.getSourceManager();
+  std::string NotRising;
+  for (CombinedStore &St : Stores) {
+    const auto *Lhs =
+        cast<ArraySubscriptExpr>(St.Store->getLHS()->IgnoreParens());
+    std::string Why;
+    St.Affine =
+        risesByOnePerThread(RC.getASTContext(), Lhs->getIdx(), Scope, Why);
+    if (!St.Affine) {
+      if (NotRising.empty())
+        NotRising = Why;
+      continue;
+    }
+    // `p[IDX]` as copy K of the original threads computes it.
+    auto AtCopy = [&](const std::string &K) {
+      std::vector<std::pair<SourceRange, std::string>> Edits;
+      for (const Expr *E : ThreadX)
+        if (inRange(SM, E->getBeginLoc(), Lhs))
+          Edits.push_back(
+              {E->getSourceRange(),
+               "(threadIdx.x * " + std::to_string(C) + " + " + K + ")"});
+      for (const VarDecl *V : Scope.PerThread)
+        for (const DeclRefExpr *R : findRefs(Lhs, V))
+          Edits.push_back(
+              {R->getSourceRange(), V->getNameAsString() + "[" + K + "]"});
+      return spliceText(RC, Lhs->getSourceRange(), Edits);
+    };
+    St.AtFirst = AtCopy("0");
+    St.AtLast = AtCopy(std::to_string(C - 1));
+    St.AtC = AtCopy(CVar.str());
+  }
+  return NotRising;
+}
+
 std::string declareStores(ArrayRef<CombinedStore> Stores, int64_t C) {
   std::string Out;
   raw_string_ostream OS(Out);
-  for (const CombinedStore &S : Stores)
-    OS << S.ElemType << " *" << S.Ptr << ";\n"
-       << S.ElemType << " " << S.New << ";\n"
-       << S.ElemType << " *" << S.Base << " = nullptr;\n"
-       << S.ElemType << " " << S.Buf << "[" << C << "];\n"
+  for (const CombinedStore &S : Stores) {
+    if (!S.Affine)
+      OS << S.ElemType << " *" << S.Ptr << ";\n"
+         << S.ElemType << " " << S.New << ";\n"
+         << S.ElemType << " *" << S.Base << " = nullptr;\n";
+    OS << S.ElemType << " " << S.Buf << "[" << C << "];\n"
        << "unsigned int " << S.Did << " = 0;\n";
+  }
   return Out;
 }
 
 std::string recordStore(const CombinedStore &S, StringRef CVar, StringRef Lhs,
                         StringRef Rhs) {
   std::string Bit = "(1u << " + CVar.str() + ")";
+  if (S.Affine)
+    return "(" + S.Buf + "[" + CVar.str() + "] = (" + Rhs.str() + "), " +
+           S.Did + " |= " + Bit + ")";
   // The value first, as C++17 sequences an assignment.
   return "(" + S.New + " = (" + Rhs.str() + "), " + S.Ptr + " = &(" +
          Lhs.str() + "), " + S.Did + " == " + Bit + " - 1u && (" + CVar.str() +
@@ -161,13 +207,27 @@ std::string writeStores(ArrayRef<CombinedStore> Stores, int64_t C,
   raw_string_ostream OS(Out);
   for (const CombinedStore &S : Stores) {
     std::string Whole = std::to_string((uint64_t(1) << C) - 1) + "u";
-    OS << "// astra-opt coarsen: the deferred stores, as one " << S.PackBytes
-       << "-byte pack when all " << C << " were consecutive and the first is "
-       << "aligned\n"
-       << "if (" << S.Did << " == " << Whole
-       << " && reinterpret_cast<unsigned long long>(" << S.Base << ") % "
-       << S.PackBytes << " == 0) {\n"
-       << "union {\n"
+    // Where the pack goes, and where element c goes in the fallback.
+    std::string First = S.Affine ? "&(" + S.AtFirst + ")" : S.Base;
+    std::string AtC = S.Affine ? S.AtC : S.Base + "[" + CVar.str() + "]";
+    if (S.Affine)
+      OS << "// astra-opt coarsen: the deferred stores, as one " << S.PackBytes
+         << "-byte pack when all " << C
+         << " happened, the first is aligned and the last follows it by "
+         << C - 1 << " (the index rises by one per thread: then so do all "
+         << "between)\n"
+         << "if (" << S.Did << " == " << Whole << " &&\n"
+         << "&(" << S.AtLast << ") == " << First << " + " << C - 1 << " &&\n"
+         << "reinterpret_cast<unsigned long long>(" << First << ") % "
+         << S.PackBytes << " == 0) {\n";
+    else
+      OS << "// astra-opt coarsen: the deferred stores, as one " << S.PackBytes
+         << "-byte pack when all " << C << " were consecutive and the first "
+         << "is aligned\n"
+         << "if (" << S.Did << " == " << Whole
+         << " && reinterpret_cast<unsigned long long>(" << S.Base << ") % "
+         << S.PackBytes << " == 0) {\n";
+    OS << "union {\n"
        << S.PackType << " Pack;\n"
        << S.ElemType << " Elem[" << C << "];\n} " << S.Pack << ";\n"
        << "#pragma unroll\n"
@@ -175,15 +235,14 @@ std::string writeStores(ArrayRef<CombinedStore> Stores, int64_t C,
        << CVar << ")\n"
        << "  " << S.Pack << ".Elem[" << CVar << "] = " << S.Buf << "[" << CVar
        << "];\n"
-       << "*reinterpret_cast<" << S.PackType << " *>(" << S.Base
+       << "*reinterpret_cast<" << S.PackType << " *>(" << First
        << ") = " << S.Pack << ".Pack;\n"
        << "} else {\n"
        << "#pragma unroll\n"
        << "for (int " << CVar << " = 0; " << CVar << " < " << C << "; ++"
        << CVar << ")\n"
        << "  if (" << S.Did << " >> " << CVar << " & 1u)\n"
-       << "    " << S.Base << "[" << CVar << "] = " << S.Buf << "[" << CVar
-       << "];\n"
+       << "    " << AtC << " = " << S.Buf << "[" << CVar << "];\n"
        << "}\n";
   }
   return Out;

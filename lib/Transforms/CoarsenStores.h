@@ -18,7 +18,14 @@
 //
 // and after the loop the deferred elements are written: as one pack when
 // all C were deferred and the first is aligned to the pack, else one by one
-// (pBase[c]). A store that breaks the run is made at once; the deferred ones
+// (pBase[c]). Where the index provably rises by one per thread of the
+// original block (CoarsenAffine.h), the test per store goes: every store is
+// deferred, `(pVal[c] = (VAL), pStored |= 1u << c)`, and after the loop the
+// pack is written when all C happened, the first address is aligned and the
+// last is C - 1 elements after it, else each deferred element at its own
+// address, computed again (measured on an H100: 226 -> 198 us for
+// per_token_group_int8_quant, docs/benchmarks.md). A store that breaks the
+// run is made at once; the deferred ones
 // are other elements (distinct threads of the original block), so only the
 // order of stores to different addresses changes. One pointer, not C, is
 // kept per store. Taken only for a scalar element, a
@@ -32,6 +39,8 @@
 #ifndef ASTRA_LIB_TRANSFORMS_COARSENSTORES_H
 #define ASTRA_LIB_TRANSFORMS_COARSENSTORES_H
 
+#include "CoarsenAffine.h"
+#include "astra/Transforms/Rewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -49,6 +58,12 @@ struct CombinedStore {
   /// Fresh names: this c's address and value, c = 0's address, the
   /// deferred values, which c were deferred, the pack.
   std::string Ptr, New, Base, Buf, Did, Pack;
+  /// The index rises by one per thread of the original block
+  /// (CoarsenAffine.h): every store is deferred with no test, and the
+  /// addresses are computed after the loop, for c = 0, for c = C - 1 and
+  /// for the loop's c (`p[IDX]` with the per-thread values of that c).
+  bool Affine = false;
+  std::string AtFirst, AtLast, AtC;
 };
 
 /// The stores of \p Stmts (a coarsened loop's body, in the kernel body
@@ -57,6 +72,17 @@ std::vector<CombinedStore>
 findCombinableStores(clang::ASTContext &Ctx, const clang::Stmt *Body,
                      llvm::ArrayRef<const clang::Stmt *> Stmts, int64_t C,
                      llvm::StringSet<> &Taken);
+
+/// Marks the stores of \p Stores whose index rises by one per thread
+/// (CoarsenAffine.h) and gives them their addresses after the loop; the
+/// per-thread locals of \p Scope are arrays of \p C there, and \p ThreadX
+/// the kernel's reads of threadIdx.x. Returns why the first other store's
+/// index was not proved (empty when all were).
+std::string markRisingStores(RewriteContext &RC,
+                             std::vector<CombinedStore> &Stores,
+                             const AffineScope &Scope,
+                             llvm::ArrayRef<const clang::Expr *> ThreadX,
+                             int64_t C, llvm::StringRef CVar);
 
 /// The declarations before the loop.
 std::string declareStores(llvm::ArrayRef<CombinedStore> Stores, int64_t C);

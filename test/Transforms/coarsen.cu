@@ -11,6 +11,7 @@
 //
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs %s | FileCheck %s --check-prefix=MAX
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs,factor=4 %s | FileCheck %s --check-prefix=MAX4
+// RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs,factor=16 %s | FileCheck %s --check-prefix=MAX16
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --apply=launch:kernel=group_max,block-x-div=8,block-exact=1 --apply=launch:kernel=group_max,fold-y=8,fold-exact=1 %s | FileCheck %s --check-prefix=FOLD
 // RUN: %astra-opt --apply=coarsen:kernel=group_max,extent=gs --apply=fold-blocks:kernel=group_max,exact=1 --emit-ptx %s -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -28,6 +29,8 @@
 // RUN: %astra-opt --apply=coarsen:kernel=int_tree,extent=n %s | FileCheck %s --check-prefix=INT
 // RUN: %astra-opt --apply=coarsen:kernel=aliased,extent=n %s | sed -n '/void aliased/,/} else {/p' | FileCheck %s --check-prefix=ALIAS
 // RUN: %astra-opt --list-rewrites %s 2>&1 | FileCheck %s --check-prefix=LIST
+// RUN: %astra-opt --apply=coarsen:kernel=swapped,extent=gs %s | sed -n '/^__global__ void swapped/,/^}/p' | FileCheck %s --check-prefix=SWAP
+// RUN: %astra-opt --apply=coarsen:kernel=by_thread,extent=gs %s | sed -n '/^__global__ void by_thread/,/^}/p' | FileCheck %s --check-prefix=BYTID
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -80,9 +83,6 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX-NEXT: __syncthreads();
 // MAX-NEXT: for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
 // MAX: const float m = fmaxf(part[0], 1e-10f) / 127.0f;
-// MAX-NEXT: int8_t *outAt;
-// MAX-NEXT: int8_t outNew;
-// MAX-NEXT: int8_t *outBase = nullptr;
 // MAX-NEXT: int8_t outVal[8];
 // MAX-NEXT: unsigned int outStored = 0;
 // MAX-NEXT: #pragma unroll
@@ -91,15 +91,16 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 // MAX-NEXT: if (coarsenT == 0)
 // MAX-NEXT: scales[t * gridDim.x + g] = m;
 // MAX-NEXT: if (on[coarsenC])
-// MAX-NEXT: (outNew = ((int8_t)rintf(v[coarsenC] / m)), outAt = &(out[t * d + i[coarsenC]]), outStored == (1u << coarsenC) - 1u && (coarsenC == 0 || outAt == outBase + coarsenC) ? (void)(outBase = coarsenC == 0 ? outAt : outBase, outVal[coarsenC] = outNew, outStored |= (1u << coarsenC)) : (void)(*outAt = outNew));
+// MAX-NEXT: (outVal[coarsenC] = ((int8_t)rintf(v[coarsenC] / m)), outStored |= (1u << coarsenC));
 // MAX-NEXT: }
-// MAX-NEXT: // astra-opt coarsen: the deferred stores, as one 8-byte pack when all 8 were consecutive and the first is aligned
+// MAX-NEXT: // astra-opt coarsen: the deferred stores, as one 8-byte pack when all 8 happened, the first is aligned and the last follows it by 7 (the index rises by one per thread: then so do all between)
 // MAX-NEXT: if (outStored == 255u &&
-// MAX-NEXT: reinterpret_cast<unsigned long long>(outBase) % 8 == 0) {
-// MAX: *reinterpret_cast<uint2 *>(outBase) = outPack.Pack;
+// MAX-NEXT: &(out[t * d + i[7]]) == &(out[t * d + i[0]]) + 7 &&
+// MAX-NEXT: reinterpret_cast<unsigned long long>(&(out[t * d + i[0]])) % 8 == 0) {
+// MAX: *reinterpret_cast<uint2 *>(&(out[t * d + i[0]])) = outPack.Pack;
 // MAX-NEXT: } else {
 // MAX: if (outStored >> coarsenC & 1u)
-// MAX-NEXT: outBase[coarsenC] = outVal[coarsenC];
+// MAX-NEXT: out[t * d + i[coarsenC]] = outVal[coarsenC];
 // MAX: } else {
 // MAX-NEXT: const int i = g * gs + threadIdx.x;
 // MAX: if (threadIdx.x == 0)
@@ -111,7 +112,14 @@ __global__ void group_max(int8_t *out, float *scales, const float *in, int d,
 
 // MAX4: if (blockDim.x * 4 == static_cast<unsigned int>(gs) &&
 // MAX4: if (outStored == 15u &&
-// MAX4: *reinterpret_cast<unsigned int *>(outBase) = outPack.Pack;
+// MAX4: &(out[t * d + i[3]]) == &(out[t * d + i[0]]) + 3 &&
+// MAX4: *reinterpret_cast<unsigned int *>(&(out[t * d + i[0]])) = outPack.Pack;
+
+// MAX16: if (blockDim.x * 16 == static_cast<unsigned int>(gs) &&
+// MAX16: if (outStored == 65535u &&
+// MAX16-NEXT: &(out[t * d + i[15]]) == &(out[t * d + i[0]]) + 15 &&
+// MAX16-NEXT: reinterpret_cast<unsigned long long>(&(out[t * d + i[0]])) % 16 == 0) {
+// MAX16: *reinterpret_cast<uint4 *>(&(out[t * d + i[0]])) = outPack.Pack;
 
 // FOLD: const unsigned int foldY = blockIdx.y * blockDim.y + threadIdx.y;
 // FOLD: const long t = foldY;
@@ -365,3 +373,48 @@ __global__ void leaf_reads(float *out, const float *x, int n) {
     out[blockIdx.x] = a[0];
 }
 // LIST-DAG: coarsen leaf_reads: does not apply: coarsen of leaf_reads by 8: the leaf's value reads 'a'
+
+// A store whose index is not proved to rise by one per thread (each pair of
+// elements swapped): deferred while consecutive, tested per store, and made
+// at once where not (here from c = 1 on).
+__global__ void swapped(int8_t *out, const float *in, int d, int gs) {
+  __shared__ float part[1024];
+  const int i = blockIdx.x * gs + threadIdx.x;
+  const float v = in[i];
+  part[threadIdx.x] = fabsf(v);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  out[i ^ 1] = (int8_t)(v / part[0]);
+}
+// SWAP: int8_t *outAt;
+// SWAP: int8_t *outBase = nullptr;
+// SWAP: (outNew = ((int8_t)(v[coarsenC] / part[0])), outAt = &(out[i[coarsenC] ^ 1]), outStored == (1u << coarsenC) - 1u && (coarsenC == 0 || outAt == outBase + coarsenC)
+// SWAP: the deferred stores, as one 8-byte pack when all 8 were consecutive and the first is aligned
+// SWAP-NEXT: if (outStored == 255u &&
+// SWAP-NEXT: reinterpret_cast<unsigned long long>(outBase) % 8 == 0) {
+// SWAP: outBase[coarsenC] = outVal[coarsenC];
+
+// threadIdx.x in the store's own index: each copy's address names its
+// thread, threadIdx.x * 8 + c.
+__global__ void by_thread(int8_t *out, const float *in, int gs) {
+  __shared__ float part[1024];
+  const float v = in[blockIdx.x * gs + threadIdx.x];
+  part[threadIdx.x] = fabsf(v);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  out[blockIdx.x * gs + threadIdx.x] = (int8_t)(v / part[0]);
+}
+// BYTID: (outVal[coarsenC] = ((int8_t)(v[coarsenC] / part[0])), outStored |= (1u << coarsenC));
+// BYTID: if (outStored == 255u &&
+// BYTID-NEXT: &(out[blockIdx.x * gs + (threadIdx.x * 8 + 7)]) == &(out[blockIdx.x * gs + (threadIdx.x * 8 + 0)]) + 7 &&
+// BYTID-NEXT: reinterpret_cast<unsigned long long>(&(out[blockIdx.x * gs + (threadIdx.x * 8 + 0)])) % 8 == 0) {
+// BYTID: out[blockIdx.x * gs + (threadIdx.x * 8 + coarsenC)] = outVal[coarsenC];
+// BYTID-NOT: outBase

@@ -303,6 +303,14 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
               std::to_string(C) + ")";
         WhyLoc = V->getLocation();
       }
+    for (const VarDecl *V : PerThread)
+      for (const DeclRefExpr *R : findRefs(Body, V))
+        if (R->getBeginLoc().isMacroID() && Why.empty()) {
+          Why = "the per-thread local '" + V->getNameAsString() +
+                "' is read inside a macro, which the rewrite cannot edit "
+                "into its array";
+          WhyLoc = SM.getExpansionLoc(R->getBeginLoc());
+        }
     std::vector<const Stmt *> Phases(Top.begin() + U, Top.begin() + T - 2);
     Phases.insert(Phases.end(), Top.begin() + T + 1, Top.end());
     SourceLocation WriteAt;

@@ -150,6 +150,10 @@ private:
     std::string Name = "'" + V->getNameAsString() + "'";
     if (Scope.CV.mayChange(V))
       return fail("the index reads " + Name + ", which the kernel changes", R);
+    if (V->getType()->isReferenceType())
+      return fail("the index reads the reference " + Name +
+                      " (a load, evaluated again after the loop)",
+                  R);
     if (isa<ParmVarDecl>(V) || Scope.Uniform.count(V))
       return 0;
     if (!Scope.PerThread.count(V))
@@ -173,7 +177,11 @@ private:
 bool risesByOnePerThread(ASTContext &Ctx, const Expr *Index,
                          const AffineScope &Scope, std::string &Why) {
   SlopeOf S(Ctx, Scope, Why);
-  return S.get(Index) == 1;
+  int Slope = S.get(Index);
+  if (Slope == 0)
+    Why = "the index does not depend on threadIdx.x (every copy stores to "
+          "one element)";
+  return Slope == 1;
 }
 
 } // namespace astra

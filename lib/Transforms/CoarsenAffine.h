@@ -16,11 +16,14 @@
 // after the loop over c, where memory may have changed.
 //
 // What this proves, and what it leaves to one run-time test: every
-// thread-varying value has an integer type of 32 bits or more, so a wrap
-// of the arithmetic lowers the index by a multiple of 2^32 (never raises
-// it), and the steps of c sum to C - 1 only when none wrapped. The rewrite
-// tests that the last copy's address is C - 1 elements after the first's;
-// then every copy's is c elements after it.
+// thread-varying value has an integer type of 32 bits or more, so from one
+// copy to the next the address moves by one element, less a multiple of
+// 2^32 elements where the arithmetic wrapped (counted modulo 2^64, the
+// address space; a wrap never moves it by any other amount), and the C - 1
+// steps sum to C - 1 elements only when none wrapped (at most C - 1 wraps
+// per value, elements of at most 16 bytes: the lost multiples cannot reach
+// 2^64). The rewrite tests that the last copy's address is C - 1 elements
+// after the first's; then every copy's is c elements after it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_LIB_TRANSFORMS_COARSENAFFINE_H

@@ -29,6 +29,12 @@ void CoarsenScan::builtin(const Expr *E) {
   if ((B->Var == "threadIdx" || B->Var == "blockDim") && B->Dim != 'x')
     refuse("it reads " + B->str() + ": its block is not one row along x",
            E->getBeginLoc());
+  else if (B->str() == "threadIdx.x" && E->getBeginLoc().isMacroID())
+    // From a review: `#define IDX (t + threadIdx.x)` was left unedited, so
+    // every copy stored to the coarsened thread's one element.
+    refuse("it reads threadIdx.x inside a macro, which the rewrite cannot "
+           "edit",
+           SM.getExpansionLoc(E->getBeginLoc()));
   else if (B->str() == "threadIdx.x")
     ThreadX.push_back(E);
   else if (B->str() == "blockDim.x")

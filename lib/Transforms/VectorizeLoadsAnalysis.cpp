@@ -172,13 +172,27 @@ std::string describeElement(ASTContext &Ctx, const VarDecl *Ptr,
   return "";
 }
 
-std::string checkElementWidths(const VecLoopPlan &Plan) {
+std::string checkElementWidths(VecLoopPlan &Plan, bool AllowMixed) {
   unsigned MaxBytes = 0;
   for (const VecGroup &G : Plan.Groups)
     MaxBytes = std::max(MaxBytes, G.ElemBytes);
-  if (!Plan.DependentElem.empty() && MaxBytes)
-    return "the loop mixes template-typed pointers with fixed-type ones; "
-           "their vector widths would differ";
+  Plan.MixedFixedBytes = 0;
+  if (!Plan.DependentElem.empty() && MaxBytes) {
+    if (!AllowMixed)
+      return "the loop mixes template-typed pointers with fixed-type ones; "
+             "their vector widths would differ";
+    if (Plan.WidthBytes / MaxBytes < 2)
+      return "a fixed element type is " + std::to_string(MaxBytes) +
+             " bytes; a " + std::to_string(Plan.WidthBytes) +
+             "-byte access holds only one";
+    // One step: WidthBytes / max(sizeof(T), MaxBytes) elements of each
+    // pointer; the packs are structs of that many elements' bytes (no
+    // __ldg overload takes them).
+    Plan.MixedFixedBytes = MaxBytes;
+    for (VecGroup &G : Plan.Groups)
+      G.UseLdg = false;
+    return "";
+  }
   if (MaxBytes && Plan.WidthBytes / MaxBytes < 2)
     return "the elements are already " + std::to_string(MaxBytes) +
            " bytes wide; a " + std::to_string(Plan.WidthBytes) +
@@ -218,7 +232,8 @@ std::string LoopAnalyzer::buildGroups(const BodyFacts &Facts,
     Plan.Groups.push_back(std::move(G));
   }
   Where = Loop->getBeginLoc();
-  if (std::string Why = checkElementWidths(Plan); !Why.empty())
+  if (std::string Why = checkElementWidths(Plan, /*AllowMixed=*/true);
+      !Why.empty())
     return Why;
   for (const Expr *S : Facts.UnitStrides) {
     if (std::string Why = checkInvariant(S, "stride", Facts, Where);

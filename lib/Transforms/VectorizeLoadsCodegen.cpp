@@ -51,6 +51,8 @@ unsigned getVectorWidth(const VecLoopPlan &Plan) {
 
 /// Bytes of one access of \p G, as C++ text.
 static std::string getAccessBytes(const VecLoopPlan &Plan, const VecGroup &G) {
+  if (Plan.MixedFixedBytes)
+    return "(" + getWidthText(Plan) + " * sizeof(" + G.ElemType + "))";
   if (!Plan.DependentElem.empty())
     return std::to_string(Plan.WidthBytes);
   return std::to_string(getVectorWidth(Plan) * G.ElemBytes);
@@ -108,11 +110,19 @@ std::string findImpossibleGuard(const VecLoopPlan &Plan) {
 std::string getWidthText(const VecLoopPlan &Plan) {
   if (Plan.DependentElem.empty())
     return std::to_string(getVectorWidth(Plan));
+  if (unsigned B = Plan.MixedFixedBytes) {
+    const std::string &T = Plan.DependentElem;
+    return "(" + std::to_string(Plan.WidthBytes) + " / (sizeof(" + T + ") > " +
+           std::to_string(B) + " ? sizeof(" + T + ") : " + std::to_string(B) +
+           "))";
+  }
   return "(" + std::to_string(Plan.WidthBytes) + " / sizeof(" +
          Plan.DependentElem + "))";
 }
 
 std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
+  if (Plan.MixedFixedBytes)
+    return "typename " + getUnionName(G) + "::Pack";
   unsigned Bytes = Plan.DependentElem.empty()
                        ? getVectorWidth(Plan) * G.ElemBytes
                        : Plan.WidthBytes;
@@ -224,9 +234,10 @@ static void writeWidthAndUnions(raw_ostream &OS, const VecLoopPlan &Plan) {
   unsigned Width = getVectorWidth(Plan);
   OS << "// astra-opt vectorize-loads: " << Plan.WidthBytes
      << "-byte accesses, "
-     << (Width ? std::to_string(Width)
-               : std::to_string(Plan.WidthBytes) + " / sizeof(" +
-                     Plan.DependentElem + ")")
+     << (Width                  ? std::to_string(Width)
+         : Plan.MixedFixedBytes ? getWidthText(Plan)
+                                : std::to_string(Plan.WidthBytes) +
+                                      " / sizeof(" + Plan.DependentElem + ")")
      << " consecutive elements per thread and step; the original loop is "
         "the fallback.\n";
   if (Plan.DependentElem.empty()) {
@@ -236,8 +247,11 @@ static void writeWidthAndUnions(raw_ostream &OS, const VecLoopPlan &Plan) {
     OS << "static_assert(" << Plan.WidthBytes << " % sizeof(" << T
        << ") == 0, \"vectorize-loads: the element size must divide "
        << Plan.WidthBytes << " bytes\");\n";
-    OS << "constexpr int " << W << " = " << Plan.WidthBytes << " / sizeof(" << T
-       << ");\n";
+    if (Plan.MixedFixedBytes)
+      OS << "constexpr int " << W << " = " << getWidthText(Plan) << ";\n";
+    else
+      OS << "constexpr int " << W << " = " << Plan.WidthBytes << " / sizeof("
+         << T << ");\n";
   }
   // One union per element type.
   std::vector<std::string> Unions;
@@ -246,8 +260,16 @@ static void writeWidthAndUnions(raw_ostream &OS, const VecLoopPlan &Plan) {
     if (is_contained(Unions, U))
       continue;
     Unions.push_back(U);
-    OS << "union " << U << " {\n  " << getVectorType(Plan, G) << " u;\n  "
-       << G.ElemType << " v[" << W << "];\n};\n";
+    if (Plan.MixedFixedBytes)
+      // A pack of exactly W elements' bytes, aligned to its size: one
+      // access of that size (8 bytes of fp8 beside 16 of bf16).
+      OS << "union " << U << " {\n  struct alignas(" << W << " * sizeof("
+         << G.ElemType << ")) Pack {\n    unsigned char b[" << W << " * sizeof("
+         << G.ElemType << ")];\n  } u;\n  " << G.ElemType << " v[" << W
+         << "];\n};\n";
+    else
+      OS << "union " << U << " {\n  " << getVectorType(Plan, G) << " u;\n  "
+         << G.ElemType << " v[" << W << "];\n};\n";
   }
 }
 

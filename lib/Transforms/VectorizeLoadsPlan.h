@@ -62,6 +62,12 @@ struct VecLoopPlan {
   /// Template parameter type when the element type is dependent (all groups
   /// then share it); empty otherwise.
   std::string DependentElem;
+  /// With DependentElem, the widest fixed element type's bytes when the
+  /// plain form also accesses fixed-type pointers (a `T *` input and an
+  /// fp8 output): the step is WidthBytes / max(sizeof(T), this) elements,
+  /// and every group's access is that many of its elements, through a pack
+  /// type of that size (`U::Pack`, a struct aligned to it). 0 otherwise.
+  unsigned MixedFixedBytes = 0;
   unsigned WidthBytes = 16; ///< 16 or 8
   /// A floating-point reduction whose steps the threads take in a new order
   /// (results may differ in the last bits).
@@ -192,8 +198,9 @@ llvm::StringSet<> chooseNames(clang::ASTContext &Ctx,
 std::string pickName(llvm::StringSet<> &Used, std::string Name);
 
 /// Refuses plans whose groups mix element kinds or whose elements fill a
-/// whole access.
-std::string checkElementWidths(const VecLoopPlan &Plan);
+/// whole access. With \p AllowMixed (the plain form only), template-typed
+/// and fixed-type groups may mix: sets Plan.MixedFixedBytes.
+std::string checkElementWidths(VecLoopPlan &Plan, bool AllowMixed = false);
 
 } // namespace astra
 

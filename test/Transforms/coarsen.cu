@@ -30,6 +30,7 @@
 // RUN: %astra-opt --apply=coarsen:kernel=aliased,extent=n %s | sed -n '/void aliased/,/} else {/p' | FileCheck %s --check-prefix=ALIAS
 // RUN: %astra-opt --list-rewrites %s 2>&1 | FileCheck %s --check-prefix=LIST
 // RUN: %astra-opt --apply=coarsen:kernel=swapped,extent=gs %s | sed -n '/^__global__ void swapped/,/^}/p' | FileCheck %s --check-prefix=SWAP
+// RUN: not %astra-opt --apply=coarsen:kernel=in_macro,extent=gs %s 2>&1 | FileCheck %s --check-prefix=MACRO
 // RUN: %astra-opt --apply=coarsen:kernel=by_thread,extent=gs %s | sed -n '/^__global__ void by_thread/,/^}/p' | FileCheck %s --check-prefix=BYTID
 
 #include <cuda_runtime.h>
@@ -418,3 +419,20 @@ __global__ void by_thread(int8_t *out, const float *in, int gs) {
 // BYTID-NEXT: reinterpret_cast<unsigned long long>(&(out[blockIdx.x * gs + (threadIdx.x * 8 + 0)])) % 8 == 0) {
 // BYTID: out[blockIdx.x * gs + (threadIdx.x * 8 + coarsenC)] = outVal[coarsenC];
 // BYTID-NOT: outBase
+
+// From a review: threadIdx.x inside a macro is not edited, so each copy
+// would store to the coarsened thread's one element. Refused.
+#define AT_THREAD (blockIdx.x * gs + threadIdx.x)
+__global__ void in_macro(int8_t *out, const float *in, int gs) {
+  __shared__ float part[1024];
+  const float v = in[blockIdx.x * gs + threadIdx.x];
+  part[threadIdx.x] = fabsf(v);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + s]);
+    __syncthreads();
+  }
+  out[AT_THREAD] = (int8_t)(v / part[0]);
+}
+// MACRO: coarsen of in_macro by 8: it reads threadIdx.x inside a macro, which the rewrite cannot edit

@@ -89,8 +89,8 @@ TEST(CoarsenAffineTest, NotProved) {
   EXPECT_NE(Why.find("twice"), std::string::npos);
   EXPECT_FALSE(rises("out[t * d + threadIdx.y] = 0;", &Why));
   EXPECT_NE(Why.find("threadIdx.y"), std::string::npos);
-  // Narrow types: a wrap of 2^16 could bring the last copy's address back
-  // to C - 1 elements after the first.
+  // Narrow types: refused, conservatively (the end-point argument is made
+  // for wraps of 2^32).
   EXPECT_FALSE(rises("const short i = threadIdx.x; out[t + i] = 0;", &Why));
   EXPECT_NE(Why.find("narrower than 32 bits"), std::string::npos);
   EXPECT_FALSE(rises("out[t + (unsigned short)threadIdx.x] = 0;", &Why));
@@ -104,8 +104,19 @@ TEST(CoarsenAffineTest, NotProved) {
   EXPECT_FALSE(
       rises("if (d) { const int n = threadIdx.x; out[n] = 0; }", &Why));
   EXPECT_NE(Why.find("neither before the per-thread work"), std::string::npos);
-  EXPECT_FALSE(rises("const int i = d > 0 ? threadIdx.x : 0; out[i] = 0;"));
-  EXPECT_FALSE(rises("const bool b = threadIdx.x; out[t + b] = 0;"));
+  EXPECT_FALSE(rises("const int i = d ? threadIdx.x : 0; out[i] = 0;", &Why));
+  EXPECT_NE(Why.find("other than + or -"), std::string::npos);
+  EXPECT_FALSE(rises("const bool b = threadIdx.x; out[t + b] = 0;", &Why));
+  // (its conversion to bool is not + or -)
+  EXPECT_NE(Why.find("other than + or -"), std::string::npos);
+  // A reference is a load; an index without threadIdx.x stores every copy
+  // to one element.
+  EXPECT_FALSE(rises("const int &ur = rows[blockIdx.x]; out[ur + threadIdx.x] "
+                     "= 0;",
+                     &Why));
+  EXPECT_NE(Why.find("the reference 'ur'"), std::string::npos);
+  EXPECT_FALSE(rises("out[t + blockIdx.x] = 0;", &Why));
+  EXPECT_NE(Why.find("does not depend on threadIdx.x"), std::string::npos);
 }
 
 } // namespace

@@ -367,14 +367,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string NotAffine = markRisingStores(
         RC, Stores, AffineScope{CV, Uniform, PerThread}, Scan.ThreadX, C, CVar);
     auto Rewritten = [&](const Stmt *S) {
-      std::vector<std::pair<SourceRange, std::string>> Edits;
-      for (const Expr *E : Scan.ThreadX)
-        if (inRange(SM, E->getBeginLoc(), S))
-          Edits.push_back({E->getSourceRange(), TVar});
-      for (const VarDecl *V : PerThread)
-        for (const DeclRefExpr *R : findRefs(S, V))
-          Edits.push_back(
-              {R->getSourceRange(), V->getNameAsString() + "[" + CVar + "]"});
+      TextEdits Edits = copyEdits(SM, S, Scan.ThreadX, PerThread, TVar, CVar);
       for (const CombinedStore &St : Stores)
         if (inRange(SM, St.Store->getBeginLoc(), S))
           Edits.push_back(
@@ -428,14 +421,8 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
          << V->getNameAsString() << "[" << C << "];\n";
     OS << M.ElemType << " " << Acc << ";\n" << Loop << Stmts(U, T - 2);
     {
-      std::vector<std::pair<SourceRange, std::string>> Edits;
-      for (const VarDecl *V : PerThread)
-        for (const DeclRefExpr *R : findRefs(Leaf->getRHS(), V))
-          Edits.push_back(
-              {R->getSourceRange(), V->getNameAsString() + "[" + CVar + "]"});
-      for (const Expr *E : Scan.ThreadX)
-        if (inRange(SM, E->getBeginLoc(), Leaf->getRHS()))
-          Edits.push_back({E->getSourceRange(), TVar});
+      TextEdits Edits =
+          copyEdits(SM, Leaf->getRHS(), Scan.ThreadX, PerThread, TVar, CVar);
       // Converted as the leaf's store converts it.
       std::string X = "static_cast<" + M.ElemType + ">(" +
                       spliceText(RC, Leaf->getRHS()->getSourceRange(), Edits) +

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoarsenScan.h"
+#include "Dataflow.h"
 #include "EditBatch.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/ExprMatch.h"
@@ -221,6 +222,21 @@ unsigned stmtEnd(RewriteContext &RC, const Stmt *S) {
       RC.getSourceManager().getMainFileID());
   size_t At = File.find_first_not_of(" \t\r\n", End);
   return At != StringRef::npos && File[At] == ';' ? At + 1 : End;
+}
+
+TextEdits copyEdits(const SourceManager &SM, const Stmt *S,
+                    ArrayRef<const Expr *> ThreadX,
+                    const DenseSet<const VarDecl *> &PerThread,
+                    StringRef ThreadText, StringRef K) {
+  TextEdits Edits;
+  for (const Expr *E : ThreadX)
+    if (inRange(SM, E->getBeginLoc(), S))
+      Edits.push_back({E->getSourceRange(), ThreadText.str()});
+  for (const VarDecl *V : PerThread)
+    for (const DeclRefExpr *R : findRefs(S, V))
+      Edits.push_back(
+          {R->getSourceRange(), V->getNameAsString() + "[" + K.str() + "]"});
+  return Edits;
 }
 
 std::string spliceText(RewriteContext &RC, SourceRange R,

@@ -79,6 +79,17 @@ const clang::Decl *findNonVarDecl(llvm::ArrayRef<const clang::Stmt *> Stmts);
 /// The file offset just past \p S, its `;` included.
 unsigned stmtEnd(RewriteContext &RC, const clang::Stmt *S);
 
+/// Edits for spliceText.
+using TextEdits = std::vector<std::pair<clang::SourceRange, std::string>>;
+
+/// The edits that make \p S's text one copy's: each read of threadIdx.x
+/// among \p ThreadX inside \p S becomes \p ThreadText, each reference to a
+/// local of \p PerThread becomes its array's element `[K]`.
+TextEdits copyEdits(const clang::SourceManager &SM, const clang::Stmt *S,
+                    llvm::ArrayRef<const clang::Expr *> ThreadX,
+                    const llvm::DenseSet<const clang::VarDecl *> &PerThread,
+                    llvm::StringRef ThreadText, llvm::StringRef K);
+
 /// Text of \p R (to \p End when given) with the edits \p Edits (ranges
 /// inside it) applied; an edit nested in another is dropped.
 std::string

@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 #include "CoarsenStores.h"
 #include "CoarsenScan.h"
-#include "Dataflow.h"
 #include "FreshName.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ParentMapContext.h"
@@ -152,17 +151,11 @@ std::string markRisingStores(RewriteContext &RC,
     }
     // `p[IDX]` as copy K of the original threads computes it.
     auto AtCopy = [&](const std::string &K) {
-      std::vector<std::pair<SourceRange, std::string>> Edits;
-      for (const Expr *E : ThreadX)
-        if (inRange(SM, E->getBeginLoc(), Lhs))
-          Edits.push_back(
-              {E->getSourceRange(),
-               "(threadIdx.x * " + std::to_string(C) + " + " + K + ")"});
-      for (const VarDecl *V : Scope.PerThread)
-        for (const DeclRefExpr *R : findRefs(Lhs, V))
-          Edits.push_back(
-              {R->getSourceRange(), V->getNameAsString() + "[" + K + "]"});
-      return spliceText(RC, Lhs->getSourceRange(), Edits);
+      return spliceText(
+          RC, Lhs->getSourceRange(),
+          copyEdits(SM, Lhs, ThreadX, Scope.PerThread,
+                    "(threadIdx.x * " + std::to_string(C) + " + " + K + ")",
+                    K));
     };
     St.AtFirst = AtCopy("0");
     St.AtLast = AtCopy(std::to_string(C - 1));

@@ -97,15 +97,10 @@ public:
 
   /// What a plan does, for the site's detail.
   static std::string describe(const VecLoopPlan &Plan) {
-    unsigned W = getVectorWidth(Plan);
-    std::string S =
-        std::to_string(Plan.WidthBytes) + "-byte accesses to " +
-        std::to_string(Plan.Groups.size()) + " pointer offset(s), " +
-        (W                      ? std::to_string(W)
-         : Plan.MixedFixedBytes ? getWidthText(Plan)
-                                : std::to_string(Plan.WidthBytes) +
-                                      " / sizeof(" + Plan.DependentElem + ")") +
-        " elements per thread and step";
+    std::string S = std::to_string(Plan.WidthBytes) + "-byte accesses to " +
+                    std::to_string(Plan.Groups.size()) +
+                    " pointer offset(s), " + describeWidth(Plan) +
+                    " elements per thread and step";
     if (!Plan.WidenedBody.empty())
       S += "; the body runs once per pack (values the lanes share once, the "
            "rest per lane)";

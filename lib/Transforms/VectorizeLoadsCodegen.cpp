@@ -120,6 +120,13 @@ std::string getWidthText(const VecLoopPlan &Plan) {
          Plan.DependentElem + "))";
 }
 
+std::string describeWidth(const VecLoopPlan &Plan) {
+  if (Plan.DependentElem.empty() || Plan.MixedFixedBytes)
+    return getWidthText(Plan);
+  return std::to_string(Plan.WidthBytes) + " / sizeof(" + Plan.DependentElem +
+         ")";
+}
+
 std::string getVectorType(const VecLoopPlan &Plan, const VecGroup &G) {
   if (Plan.MixedFixedBytes)
     return "typename " + getUnionName(G) + "::Pack";
@@ -233,11 +240,7 @@ static void writeWidthAndUnions(raw_ostream &OS, const VecLoopPlan &Plan) {
   const std::string &W = Plan.NameW;
   unsigned Width = getVectorWidth(Plan);
   OS << "// astra-opt vectorize-loads: " << Plan.WidthBytes
-     << "-byte accesses, "
-     << (Width                  ? std::to_string(Width)
-         : Plan.MixedFixedBytes ? getWidthText(Plan)
-                                : std::to_string(Plan.WidthBytes) +
-                                      " / sizeof(" + Plan.DependentElem + ")")
+     << "-byte accesses, " << describeWidth(Plan)
      << " consecutive elements per thread and step; the original loop is "
         "the fallback.\n";
   if (Plan.DependentElem.empty()) {

@@ -175,6 +175,9 @@ std::string generatePerThread(const VecLoopPlan &Plan);
 /// The vector width as C++ text usable before `VecW` is declared: `4`, or
 /// `(16 / sizeof(T))` for a template element type.
 std::string getWidthText(const VecLoopPlan &Plan);
+/// The same for prose (the site's detail, the output's comment): without
+/// the outer parentheses of a plain template width.
+std::string describeWidth(const VecLoopPlan &Plan);
 /// Why the alignment guard of \p Plan can never hold (two offsets of one
 /// pointer a constant distance apart that is not a multiple of the access
 /// size, such as `a[i]` and `a[i + 1]` with 16-byte accesses); empty when

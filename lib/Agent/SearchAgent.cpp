@@ -8,8 +8,10 @@
 //
 // gain() is what the option gave alone on the original when it was judged
 // alone; else the best that its family (same rewrite and site, other
-// parameter values) added to the plan it extended, a little discounted; else
-// the mean of what the same rewrite added elsewhere, discounted more; else a
+// parameter values; a launch's family is its own values) added to the plan
+// it extended, a little discounted; else 0.85 when the family, added to some
+// plan, left the PTX unchanged; else the mean of what the same rewrite added
+// elsewhere, discounted more (never for the spec's tunable launches); else a
 // prior: 1 for an option with the rewrite's default values, slightly less
 // for its other values and for rewrites that pay less often, so that every
 // rewrite and site is tried once before parameters are tuned, and a rewrite
@@ -18,9 +20,10 @@
 // right).
 //
 // Each call expands the best `BeamWidth` usable plans (correct, not slower,
-// not mixed) of fewer than `MaxDepth` rewrites (launch steps do not count;
-// a plan of `MaxDepth` rewrites gets only the spec's tunable launches) that
-// were not expanded yet, then
+// not mixed) of fewer than `MaxDepth` distinct rewrites (launch steps do not
+// count, and one rewrite at several sites counts once; a plan of `MaxDepth`
+// rewrites gets only more sites of its own rewrites and the spec's tunable
+// launches) that were not expanded yet, then
 // returns the few best frontier entries: small batches keep the search
 // adaptive, so a budget is spent on extensions of what was measured faster
 // rather than on the tail of the first round. Plans are sets of steps for
@@ -56,9 +59,14 @@ unsigned rewritePriority(StringRef Name) {
   return std::size(Order);
 }
 
-/// The rewrite and site of an option, without its own parameter values.
+/// The rewrite and site of an option, without its own parameter values;
+/// a launch's values are its own family (one block size's verdict says
+/// little about another's).
 std::string familyOf(const RewriteParams &P) {
-  return P.Name + ":" + P.Kernel + ":" + P.Loop + ":" + P.Function;
+  std::string F = P.Name + ":" + P.Kernel + ":" + P.Loop + ":" + P.Function;
+  if (P.Name == "launch")
+    F += ":" + formatRewriteParams(P);
+  return F;
 }
 
 /// A plan's steps as an order-free key.
@@ -74,6 +82,9 @@ struct Entry {
   std::vector<std::string> Then;
   std::string Family;
   bool DefaultValues = true;
+  /// One of the spec's tunable launches: estimated by its own value's
+  /// verdicts only, never by other launches'.
+  bool Tunable = false;
   unsigned Priority = 0, Order = 0;
   std::string Rationale;
   bool ChangesRounding = false;
@@ -102,10 +113,16 @@ private:
   /// Plans (formatSteps) with a step that reassociates float arithmetic.
   StringSet<> Reassociating;
 
-  void expand(const AgentContext &Ctx, const std::vector<std::string> &Base);
+  /// Adds \p Base's extensions to the frontier. With \p Only, a plan of
+  /// the full depth: only options of those rewrites (more sites of the
+  /// rewrites it holds), no compositions.
+  void expand(const AgentContext &Ctx, const std::vector<std::string> &Base,
+              const StringSet<> *Only = nullptr);
   /// The spec's tunable launches on \p Base (a plan without a launch step).
   void addTunable(const AgentContext &Ctx,
                   const std::vector<std::string> &Base);
+  /// Records the frontier's plans that reassociate float arithmetic.
+  void noteReassociating();
   /// Size-bounded launches for the judged plans of the history
   /// (SearchSizeBound.cpp).
   void addSizeDependent(const AgentContext &Ctx);
@@ -138,8 +155,20 @@ bool isRefused(const Evaluation &E) {
          E.Result->Verdict == Verdict::Refused;
 }
 
+/// The distinct rewrites of a plan, launch steps not counted.
+StringSet<> rewritesOf(const std::vector<std::string> &Steps) {
+  StringSet<> Names;
+  for (const std::string &S : Steps) {
+    StringRef Name = StringRef(S).split(':').first;
+    if (Name != "launch")
+      Names.insert(Name);
+  }
+  return Names;
+}
+
 void SearchAgent::expand(const AgentContext &Ctx,
-                         const std::vector<std::string> &Base) {
+                         const std::vector<std::string> &Base,
+                         const StringSet<> *Only) {
   Expanded.insert(formatSteps(Base));
   Expected<std::vector<RewriteOption>> Options = Ctx.OptionsAfter(Base);
   if (!Options) {
@@ -151,6 +180,23 @@ void SearchAgent::expand(const AgentContext &Ctx,
   bool HasLaunch = llvm::any_of(Base, [](const std::string &S) {
     return StringRef(S).starts_with("launch:");
   });
+  if (Only) {
+    for (const RewriteOption &O : *Options) {
+      if (!allowed(Ctx, O) || !Only->contains(O.Params.Name) ||
+          O.Params.Name == "fold-blocks")
+        continue;
+      if (Entry *E = add(Base, formatRewriteParams(O.Params), {}, O.Params)) {
+        E->Rationale = O.Detail + "; another site of a rewrite in the plan";
+        E->ChangesRounding = O.ChangesRounding;
+        E->Reassociates =
+            O.Reassociates || Reassociating.contains(formatSteps(Base));
+      }
+    }
+    if (!HasLaunch)
+      addTunable(Ctx, Base);
+    noteReassociating();
+    return;
+  }
   std::vector<std::string> Folds = foldStepsFor(Ctx, *Options);
   // Folds after \p Steps, as Option then Then on Base.
   auto AddFolds = [&](const std::vector<std::string> &Steps,
@@ -263,6 +309,10 @@ void SearchAgent::expand(const AgentContext &Ctx,
     }
   if (!HasLaunch)
     addTunable(Ctx, Base);
+  noteReassociating();
+}
+
+void SearchAgent::noteReassociating() {
   for (const Entry &E : Frontier)
     if (E.Reassociates) {
       std::vector<std::string> Steps = E.Base;
@@ -282,6 +332,8 @@ void SearchAgent::addTunable(const AgentContext &Ctx,
     }
     if (Entry *E = add(Base, Step, {}, *P)) {
       E->Rationale = "a launch the spec declares tunable";
+      E->Tunable = true;
+      E->DefaultValues = true;
       E->Reassociates = Reassociating.contains(formatSteps(Base));
     }
   }
@@ -344,13 +396,28 @@ std::optional<double> SearchAgent::gain(const AgentContext &Ctx,
   }
   // What the last step of judged plans of the same family (same rewrite and
   // site), else of the same rewrite, gained over the plan it extended.
+  // A family whose step, added to some plan, left the PTX as it was (the
+  // same as the original's or an earlier candidate's) is tried late: such
+  // options (unrolls the compiler already does, a rewrite of another
+  // rewrite's fallback) cost a build each and change nothing.
   std::optional<double> Family;
+  bool ChangedNothing = false;
   double RewriteSum = 0;
   unsigned RewriteCount = 0;
   StringRef Name = StringRef(E.Family).split(':').first;
   for (const Evaluation &H : *Ctx.History) {
-    if (H.Cand.Steps.empty() || !H.Cand.ReplacementSource.empty() ||
-        H.Status != EvalStatus::Evaluated || !H.Result)
+    if (H.Cand.Steps.empty() || !H.Cand.ReplacementSource.empty())
+      continue;
+    if (H.Status == EvalStatus::DuplicatePtx ||
+        H.Status == EvalStatus::SameAsOriginal) {
+      Expected<RewriteParams> P = RewriteParams::parse(H.Cand.Steps.back());
+      if (!P)
+        consumeError(P.takeError());
+      else if (familyOf(*P) == E.Family)
+        ChangedNothing = true;
+      continue;
+    }
+    if (H.Status != EvalStatus::Evaluated || !H.Result)
       continue;
     std::vector<std::string> Base(H.Cand.Steps.begin(), H.Cand.Steps.end() - 1);
     auto B = JudgedSpeedup.find(formatSteps(Base));
@@ -371,7 +438,9 @@ std::optional<double> SearchAgent::gain(const AgentContext &Ctx,
   }
   if (Family)
     return *Family;
-  if (RewriteCount)
+  if (ChangedNothing)
+    return 0.85;
+  if (RewriteCount && !E.Tunable)
     return RewriteSum / RewriteCount * 0.95;
   return (E.DefaultValues ? 1.0 : 0.97) - 0.005 * E.Priority;
 }
@@ -391,22 +460,17 @@ Expected<std::vector<Candidate>> SearchAgent::propose(const AgentContext &Ctx) {
   });
   if (Usable.size() > Opts.BeamWidth)
     Usable.resize(Opts.BeamWidth);
-  // The depth counts rewrites, not launch steps: a plan of MaxDepth
-  // rewrites still gets the spec's tunable launches (per_token_fp8_quant's
-  // register-cache + vectorize-loads + warp-reduce wants 512-thread blocks).
+  // The depth counts distinct rewrites, not launch steps: a plan of
+  // MaxDepth rewrites still gets the spec's tunable launches
+  // (per_token_fp8_quant's register-cache + vectorize-loads + warp-reduce
+  // wants 512-thread blocks) and more sites of its rewrites (its quantize
+  // loop in packs too, under those blocks).
   for (const Evaluation *E : Usable) {
     const std::vector<std::string> &Steps = E->Cand.Steps;
     if (Expanded.contains(formatSteps(Steps)))
       continue;
-    size_t Launches = llvm::count_if(Steps, [](const std::string &S) {
-      return StringRef(S).starts_with("launch:");
-    });
-    if (Steps.size() - Launches < Opts.MaxDepth) {
-      expand(Ctx, Steps);
-    } else if (!Launches) {
-      Expanded.insert(formatSteps(Steps));
-      addTunable(Ctx, Steps);
-    }
+    StringSet<> Names = rewritesOf(Steps);
+    expand(Ctx, Steps, Names.size() < Opts.MaxDepth ? nullptr : &Names);
   }
 
   JudgedSpeedup.clear();

@@ -50,8 +50,8 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     Budget("budget",
            cl::desc("--agent-rewrite: candidates judged on the GPU per "
-                    "kernel (default 24)"),
-           cl::init(24), cl::cat(AstraCategory));
+                    "kernel (default 40)"),
+           cl::init(40), cl::cat(AstraCategory));
 static cl::opt<std::string> TimeBudget(
     "time-budget",
     cl::desc("--agent-rewrite: search time per kernel, e.g. 90s, 4m, 1h "

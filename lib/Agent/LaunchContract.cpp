@@ -94,7 +94,7 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
   json::Object Vars;
   for (const auto &[Name, Value] : O.Vars)
     Vars[Name] = Value;
-  return json::Object{
+  json::Object Contract{
       {"overrides", O.str()},
       {"vars", std::move(Vars)},
       {"grid_x_div", O.GridXDiv},
@@ -105,28 +105,39 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
       {"fold_x", O.FoldX},
       {"fold_y", O.FoldY},
       {"fold_exact", O.FoldExact},
-      {"rule", std::string("the spec's grid, block and shared_bytes with vars "
-                           "set, then grid.x, grid.y and block.x divided by "
-                           "grid_x_div, grid_y_div and block_x_div, rounded "
-                           "up") +
-                   (O.BlockExact ? " (block.x only where block_x_div divides "
-                                   "it; elsewhere whole)"
-                                 : "") +
-                   (O.FoldX != 1 || O.FoldY != 1
-                        ? ", then grid.x (grid.y) divided by fold_x (fold_y), "
-                          "rounded up, and block.y multiplied by it" +
-                              std::string(O.FoldExact
-                                              ? " (only where fold_x "
+      {"rule",
+       std::string("the spec's grid, block and shared_bytes with vars "
+                   "set, then grid.x, grid.y and block.x divided by "
+                   "grid_x_div, grid_y_div and block_x_div, rounded "
+                   "up") +
+           (O.BlockExact ? " (block.x only where block_x_div divides "
+                           "it; elsewhere whole)"
+                         : "") +
+           (O.FoldX != 1 || O.FoldY != 1
+                ? ", then grid.x (grid.y) divided by fold_x (fold_y), "
+                  "rounded up, and block.y multiplied by it" +
+                      std::string(O.FoldExact ? " (only where fold_x "
                                                 "(fold_y) divides it; "
                                                 "elsewhere unfolded)"
                                               : "")
-                        : "") +
-                   (O.MinThreads ? ", all of it only where the spec's "
-                                   "launch (vars unset) has at least "
-                                   "min_threads threads (grid x block, all "
-                                   "dimensions); below, the spec's launch"
-                                 : "")},
+                : "") +
+           (O.MinThreads ? ", all of it only where the spec's "
+                           "launch (vars unset) has at least "
+                           "min_threads threads (grid x block, all "
+                           "dimensions); below, the spec's launch"
+                         : "") +
+           (O.TemplateArg >= 0 ? "; the kernel launched is the instantiation "
+                                 "`kernel`: the spec's with template argument "
+                                 "template_arg set to the threads per block"
+                               : "")},
       {"shapes", std::move(Shapes)}};
+  // Another instantiation (template-arg): the one a caller launches.
+  if (O.TemplateArg >= 0) {
+    Expected<std::string> N = candidateKernelName(K, O);
+    Contract["kernel"] = N ? *N : "(" + errorText(N.takeError()) + ")";
+    Contract["template_arg"] = O.TemplateArg;
+  }
+  return Contract;
 }
 
 } // namespace astra

@@ -142,6 +142,14 @@ Expected<std::string> buildCandidate(const CompileSetup &Setup,
                                  C.ReplacementSource);
 }
 
+std::vector<std::string> withKernel(ArrayRef<std::string> Names,
+                                    const std::string &Kernel) {
+  std::vector<std::string> Out(Names.begin(), Names.end());
+  if (!is_contained(Out, Kernel))
+    Out.push_back(Kernel);
+  return Out;
+}
+
 Expected<std::string> compileCandidate(const CompileSetup &Setup,
                                        StringRef FileName, StringRef Code,
                                        ArrayRef<std::string> Instantiations) {
@@ -295,12 +303,15 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
       auto TB = Clock::now();
       Expected<std::string> Code = buildCandidate(
           Setup, Ctx.FileName, Ctx.OriginalCode, Ctx.SourceKernel, E.Cand);
+      std::string CandKernel =
+          Ctx.KernelAfter ? Ctx.KernelAfter(E.Cand.Steps) : Ctx.SpecKernel;
       std::string Ptx;
       if (!Code) {
         E.Status = EvalStatus::DoesNotApply;
         E.Note = toString(Code.takeError());
       } else if (Expected<std::string> P = compileCandidate(
-                     Setup, Ctx.FileName, *Code, Opts.Instantiations)) {
+                     Setup, Ctx.FileName, *Code,
+                     withKernel(Opts.Instantiations, CandKernel))) {
         Ptx = std::move(*P);
         E.PtxHash = hashText(Ptx);
       } else {
@@ -332,7 +343,7 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
         } else {
           SeenPtx[RunKey] = E.Index;
           Resources R =
-              ptxResources(Opts.Ptxas, Setup.GpuArch, Ptx, Ctx.SpecKernel);
+              ptxResources(Opts.Ptxas, Setup.GpuArch, Ptx, CandKernel);
           E.Registers = R.Registers;
           E.SpillBytes = R.Spill;
           E.LocalBytes = R.Local;

@@ -49,7 +49,11 @@ void printLaunchContract(raw_ostream &OS, const json::Object &L) {
   };
   OS << "**The kept plan changes the launch** (`"
      << L.getString("overrides").value_or("") << "`): launch the rewritten "
-     << "kernel as below, as it was verified.\n\n"
+     << "kernel as below, as it was verified.";
+  if (L.getInteger("template_arg").value_or(-1) >= 0)
+    OS << " The kernel launched is another instantiation of the template: `"
+       << L.getString("kernel").value_or("") << "`.";
+  OS << "\n\n"
      << "| shape | original grid | original block | new grid | new block | "
         "new shared bytes |\n|---|---|---|---|---|---|\n";
   if (const json::Array *Shapes = L.getArray("shapes"))

@@ -1,10 +1,11 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
 #include "astra/Agent/Run.h"
-#include "astra/Agent/Plan.h"
-#include "astra/Transforms/Pipeline.h"
 #include "Clock.h"
+#include "astra/Agent/Plan.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Harness/PtxScan.h"
 #include "astra/Support/Error.h"
+#include "astra/Transforms/Pipeline.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -39,39 +40,103 @@ selectKernels(const LaunchSpecFile &SF, ArrayRef<std::string> Asked) {
 }
 } // namespace
 
+/// The threads per block of \p K's launch when it is the same on every
+/// spec shape (with \p Var set to \p Value, unless Var is empty).
+static std::optional<int64_t> sameThreads(const KernelSpec &K, StringRef Var,
+                                          int64_t Value) {
+  std::optional<int64_t> Threads;
+  for (const Shape &S : K.Shapes) {
+    Shape With = S;
+    if (!Var.empty())
+      With.set(Var, Value);
+    Expected<ResolvedLaunch> L = resolve(K, With);
+    if (!L) {
+      consumeError(L.takeError());
+      return std::nullopt;
+    }
+    int64_t N = int64_t(L->Block[0]) * L->Block[1] * L->Block[2];
+    if (Threads && *Threads != N)
+      return std::nullopt;
+    Threads = N;
+  }
+  return Threads;
+}
+
+/// The one top-level template argument of \p K's name (`k<__half, 256>`)
+/// written as the spec's threads per block, if there is exactly one: the
+/// argument a kernel template's block size may be (`template-arg=`).
+static std::optional<unsigned> blockTemplateArg(const KernelSpec &K) {
+  size_t Open = findTemplateArgsOpen(K.Kernel);
+  std::optional<int64_t> Threads = sameThreads(K, "", 0);
+  if (Open == StringRef::npos || !Threads)
+    return std::nullopt;
+  StringRef Name = K.Kernel;
+  SmallVector<StringRef, 4> Args =
+      splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(", ">)");
+  std::optional<unsigned> Found;
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    int64_t V = 0;
+    if (Args[I].getAsInteger(10, V) || V != *Threads)
+      continue;
+    if (Found)
+      return std::nullopt; // two candidates: which one is not known
+    Found = I;
+  }
+  return Found;
+}
+
 /// The launch steps the spec's `tunable` allows for \p K (source name
 /// \p Source): one per variable and value other than the spec's own, with
 /// `block=` the threads per block when that is the same on every shape.
-static std::vector<std::string> tunableSteps(const KernelSpec &K,
-                                             StringRef Source) {
+/// Where the spec's instantiation writes its block size as a template
+/// argument and the launch rewrite accepts that argument on \p Code, each
+/// step is a new instantiation instead (`template-arg=`).
+std::vector<std::string> tunableLaunchSteps(const CompileSetup &Setup,
+                                            StringRef FileName, StringRef Code,
+                                            const KernelSpec &K,
+                                            StringRef Source) {
   std::vector<std::string> Steps;
+  std::optional<unsigned> TArg = blockTemplateArg(K);
   for (const TunableVar &T : K.Tunable)
     for (int64_t V : T.Values) {
       if (all_of(K.Shapes,
                  [&](const Shape &S) { return S.lookup(T.Name) == V; }))
         continue; // the spec's own launch
-      std::optional<int64_t> Threads;
-      bool Same = true;
-      for (const Shape &S : K.Shapes) {
-        Shape With = S;
-        With.set(T.Name, V);
-        Expected<ResolvedLaunch> L = resolve(K, With);
-        if (!L) {
-          consumeError(L.takeError());
-          Same = false;
-          break;
-        }
-        int64_t N = int64_t(L->Block[0]) * L->Block[1] * L->Block[2];
-        Same &= !Threads || *Threads == N;
-        Threads = N;
-      }
+      std::optional<int64_t> Threads = sameThreads(K, T.Name, V);
       std::string Step = "launch:kernel=" + Source.str() + "," + T.Name + "=" +
                          std::to_string(V);
-      if (Same && Threads)
+      if (Threads)
         Step += ",block=" + std::to_string(*Threads);
-      Steps.push_back(std::move(Step));
+      if (Threads && TArg) {
+        std::string Inst = Step + ",template-arg=" + std::to_string(*TArg);
+        Expected<RewriteParams> P = RewriteParams::parse(Inst);
+        Expected<ApplyResult> R = P ? applyRewrite(Setup, FileName, Code, *P)
+                                    : Expected<ApplyResult>(P.takeError());
+        if (R)
+          Step = Inst;
+        else
+          consumeError(R.takeError()); // not a template block: the plain one
+      }
+      Steps.push_back(Step);
     }
   return Steps;
+}
+
+/// The instantiation that a candidate of \p Steps runs as (the spec's kernel
+/// unless a launch step sets `template-arg=`).
+static std::string kernelAfter(const KernelSpec &K,
+                               const std::vector<std::string> &Steps) {
+  Expected<LaunchOverrides> O = launchOverridesOf(Steps);
+  if (!O) {
+    consumeError(O.takeError());
+    return K.Kernel;
+  }
+  Expected<std::string> Name = candidateKernelName(K, *O);
+  if (!Name) {
+    consumeError(Name.takeError());
+    return K.Kernel;
+  }
+  return *Name;
 }
 
 /// Elements of \p K's narrowest buffer per 16-byte pack (0 when none).
@@ -241,7 +306,8 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.OriginalCode = Opts.Code;
     Ctx.KernelModelJSON = formatv("{0:2}", toJSON(*KI)).str();
     Ctx.SpecNoAlias = K->NoAlias;
-    Ctx.TunableSteps = tunableSteps(*K, KI->Name);
+    Ctx.TunableSteps =
+        tunableLaunchSteps(Setup, Opts.FileName, Opts.Code, *K, KI->Name);
     Ctx.PackWidth = packWidth(*K);
     Ctx.FoldSteps = foldSteps(*K, *KI);
     Ctx.CoarsenSteps =
@@ -249,6 +315,9 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.BlockThreadsAfter = [K, Source = KI->Name](
                                 const std::vector<std::string> &Steps) {
       return blockThreadsAfter(*K, Source, Steps);
+    };
+    Ctx.KernelAfter = [K](const std::vector<std::string> &Steps) {
+      return kernelAfter(*K, Steps);
     };
     for (const Shape &S : K->Shapes)
       if (Expected<ResolvedLaunch> L = resolve(*K, S))
@@ -287,7 +356,9 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       Expected<std::string> Code = buildCandidate(
           Setup, Opts.FileName, Composed, KO.Run.SourceKernel, W->Cand);
       Expected<std::string> Ptx =
-          Code ? compileCandidate(Setup, Opts.FileName, *Code, Insts)
+          Code ? compileCandidate(Setup, Opts.FileName, *Code,
+                                  withKernel(Insts, kernelAfter(*(*Targets)[I],
+                                                                W->Cand.Steps)))
                : Expected<std::string>(Code.takeError());
       if (!Ptx) {
         KO.FailedRechecks.push_back(

@@ -12,6 +12,7 @@
 // "Launch overrides".
 //
 //===----------------------------------------------------------------------===//
+#include "astra/Harness/PtxScan.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Support/ErrorText.h"
 #include "llvm/ADT/STLExtras.h"
@@ -76,6 +77,8 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("fold-exact=1");
   if (MinThreads)
     Parts.push_back("min-threads=" + std::to_string(MinThreads));
+  if (TemplateArg >= 0)
+    Parts.push_back("template-arg=" + std::to_string(TemplateArg));
   return join(Parts, ",");
 }
 
@@ -85,6 +88,13 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
       return makeInputError("launch override '" + Name + "=" + Twine(Value) +
                             "': 0 or 1");
     (Name == "fold-exact" ? FoldExact : BlockExact) = Value == 1;
+    return Error::success();
+  }
+  if (Name == "template-arg") {
+    if (Value < 0 || Value > 63)
+      return makeInputError("launch override 'template-arg=" + Twine(Value) +
+                            "': the index of a template argument, 0 to 63");
+    TemplateArg = Value;
     return Error::success();
   }
   if (Value < 1)
@@ -120,7 +130,8 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
                           "grid-x-div, grid-y-div, block-x-div, fold-x, "
-                          "fold-y, fold-exact, block-exact or min-threads");
+                          "fold-y, fold-exact, block-exact, min-threads or "
+                          "template-arg");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -214,6 +225,60 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
     L.Cand.Block[1] = uint32_t(Rows);
   }
   return Error::success();
+}
+
+Expected<std::string> candidateKernelName(const KernelSpec &K,
+                                          const LaunchOverrides &O) {
+  if (O.TemplateArg < 0)
+    return K.Kernel;
+  std::string What =
+      "kernel '" + K.Kernel + "': the candidate's launch (" + O.str() + ")";
+  size_t Open = findTemplateArgsOpen(K.Kernel);
+  if (Open == StringRef::npos)
+    return makeInputError(What + " names template argument " +
+                          Twine(O.TemplateArg) +
+                          ", but the spec's kernel is not a template "
+                          "instantiation (name it as `k<256>`)");
+  if (O.MinThreads)
+    return makeInputError(
+        What + ": another instantiation cannot go with min-threads (below "
+               "the bound the spec's instantiation would run, and a "
+               "candidate has one entry)");
+  StringRef Name = K.Kernel;
+  SmallVector<StringRef, 4> Args =
+      splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(", ">)");
+  int64_t Old = 0;
+  if (size_t(O.TemplateArg) >= Args.size() ||
+      Args[O.TemplateArg].getAsInteger(10, Old))
+    return makeInputError(
+        What + ": template argument " + Twine(O.TemplateArg) + " of '" +
+        K.Kernel +
+        "' is not an integer (0-based; arguments: " + join(Args, ", ") + ")");
+  // The threads per block of the candidate's launch: one value for every
+  // shape, since one instantiation runs them all.
+  std::optional<uint64_t> Threads;
+  for (const Shape &S : K.Shapes) {
+    Expected<ResolvedLaunch> L = resolve(K, S);
+    if (!L)
+      return L.takeError();
+    if (Error E = resolveCandidateLaunch(K, S, O, *L))
+      return std::move(E);
+    uint64_t N =
+        uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
+    if (Threads && *Threads != N)
+      return makeInputError(What +
+                            ": the threads per block differ between "
+                            "shapes (" +
+                            Twine(*Threads) + " and " + Twine(N) + " on {" +
+                            S.str() +
+                            "}), but one instantiation runs every shape");
+    Threads = N;
+  }
+  if (!Threads)
+    return makeInputError(What + ": the spec has no shapes");
+  std::vector<std::string> New(Args.begin(), Args.end());
+  New[O.TemplateArg] = std::to_string(*Threads);
+  return (Name.take_front(Open) + "<" + join(New, ", ") + ">").str();
 }
 
 } // namespace astra

@@ -18,10 +18,8 @@ using namespace llvm;
 
 namespace astra {
 
-/// \p S split at the commas outside the brackets \p Opens / \p Closes,
-/// each piece trimmed.
-static SmallVector<StringRef, 4>
-splitAtTopLevelCommas(StringRef S, StringRef Opens, StringRef Closes) {
+SmallVector<StringRef, 4> splitAtTopLevelCommas(StringRef S, StringRef Opens,
+                                                StringRef Closes) {
   SmallVector<StringRef, 4> Pieces;
   int Depth = 0;
   size_t Begin = 0;
@@ -81,19 +79,21 @@ static std::string canonicalTemplateArg(StringRef Arg) {
 
 /// \p Name with the arguments of its last template argument list (the
 /// kernel's own) made canonical (canonicalTemplateArg).
-static std::string withCanonicalTemplateArgs(StringRef Name) {
+size_t findTemplateArgsOpen(StringRef Name) {
   if (!Name.ends_with(">"))
-    return Name.str();
+    return StringRef::npos;
   int Depth = 0;
-  size_t Open = StringRef::npos;
   for (size_t I = Name.size(); I-- > 0;) {
     if (Name[I] == '>')
       ++Depth;
-    else if (Name[I] == '<' && --Depth == 0) {
-      Open = I;
-      break;
-    }
+    else if (Name[I] == '<' && --Depth == 0)
+      return I;
   }
+  return StringRef::npos;
+}
+
+static std::string withCanonicalTemplateArgs(StringRef Name) {
+  size_t Open = findTemplateArgsOpen(Name);
   if (Open == StringRef::npos)
     return Name.str();
   std::string Out = Name.take_front(Open + 1).str();

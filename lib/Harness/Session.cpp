@@ -154,8 +154,10 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
     R.Detail = Detail.str();
     return R;
   };
-  Expected<std::string> CandEntry =
-      findPtxEntry(CandidatePtx, Names.KernelName);
+  Expected<std::string> CandKernel = candidateKernelName(*S.Kernel, Launch);
+  if (!CandKernel)
+    return Refuse(Reason::LaunchFailed, errorText(CandKernel.takeError()));
+  Expected<std::string> CandEntry = findPtxEntry(CandidatePtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandidatePtx);

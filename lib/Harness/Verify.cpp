@@ -280,6 +280,9 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   R.Launch = Opts.Launch.str();
   if (Error E = checkLaunchOverrides(*K, Job))
     return std::move(E);
+  Expected<std::string> CandKernel = candidateKernelName(*K, Opts.Launch);
+  if (!CandKernel)
+    return CandKernel.takeError();
   // Start the worker now: it starts the driver while the PTX is compiled.
   WorkerRun Run;
   Run.Dir = Dir.str().str();
@@ -302,7 +305,7 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     R.WallSeconds = Wall();
     return R;
   };
-  Expected<std::string> CandEntry = findPtxEntry(CandPtx, K->Kernel);
+  Expected<std::string> CandEntry = findPtxEntry(CandPtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandPtx);
@@ -314,6 +317,10 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
                       "escape the checks; not allowed");
 
   std::vector<std::string> GlobalNotes = globalStateNotes(OrigPtx, CandPtx);
+  if (*CandKernel != K->Kernel)
+    GlobalNotes.push_back("the candidate runs as " + *CandKernel +
+                          " (template-arg): a caller launches that "
+                          "instantiation");
   Job.OrigPtx = OrigPtx;
   Job.CandPtx = CandPtx;
   Job.OrigEntry = *OrigEntry;

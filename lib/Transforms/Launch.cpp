@@ -43,6 +43,7 @@
 #include "EditBatch.h"
 #include "FoldBlocks.h"
 #include "LaunchConst.h"
+#include "LaunchTemplate.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
@@ -79,6 +80,9 @@ struct LaunchChange {
   int64_t FoldExact = 0;        ///< a fold only where K divides the extent
   int64_t BlockExact = 0;       ///< block.x divided only where it divides
   int64_t Block = 0; ///< 0: not given
+  /// The template argument that is the block size, set to Block: a new
+  /// instantiation (LaunchTemplate.cpp); -1: none.
+  int64_t TemplateArg = -1;
   /// All of the change only where the spec's launch has this many threads
   /// (0: always); below it, the spec's launch.
   int64_t MinThreads = 0;
@@ -108,6 +112,10 @@ struct LaunchChange {
                         ")");
     if (Block)
       Parts.push_back(std::to_string(Block) + " threads per block");
+    if (TemplateArg >= 0)
+      Parts.push_back("instantiated with template argument " +
+                      std::to_string(TemplateArg) + " = " +
+                      std::to_string(Block));
     if (MinThreads)
       Parts.push_back("all of it only where the spec's launch has at least " +
                       std::to_string(MinThreads) + " threads");
@@ -198,7 +206,11 @@ public:
                 "the spec gives them"),
             Int("block", "0", 0, 1024,
                 "threads per block of the new launch, written into "
-                "__launch_bounds__ and <<<...>>> (0: unchanged)")};
+                "__launch_bounds__ and <<<...>>> (0: unchanged)"),
+            Int("template-arg", "-1", -1, 63,
+                "the kernel template's argument (0-based) that is its block "
+                "size: the new launch is a new instantiation with it set to "
+                "block= (-1: none)")};
   }
   bool takesLaunchVariables() const override { return true; }
   bool changesLaunch() const override { return true; }
@@ -209,10 +221,10 @@ protected:
     LaunchChange C;
     for (const auto &KV : P.Values) {
       StringRef Key = KV.getKey();
-      if (Key != "grid-x-div" && Key != "grid-y-div" &&
-          Key != "block-x-div" && Key != "block" &&
-          Key != "min-threads" && Key != "fold-x" && Key != "fold-y" &&
-          Key != "fold-exact" && Key != "block-exact")
+      if (Key != "grid-x-div" && Key != "grid-y-div" && Key != "block-x-div" &&
+          Key != "block" && Key != "min-threads" && Key != "fold-x" &&
+          Key != "fold-y" && Key != "fold-exact" && Key != "block-exact" &&
+          Key != "template-arg")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
@@ -225,7 +237,8 @@ protected:
           {"fold-exact", &C.FoldExact},
           {"block-exact", &C.BlockExact},
           {"min-threads", &C.MinThreads},
-          {"block", &C.Block}}) {
+          {"block", &C.Block},
+          {"template-arg", &C.TemplateArg}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
       if (!V)
         return V.takeError();
@@ -331,7 +344,19 @@ protected:
                Sizes.summary());
         continue;
       }
-      if (!Sizes.Issue.empty() && (SetsBlock || !C.Vars.empty())) {
+      // A block size that is a template argument: a new instantiation.
+      std::optional<TemplateBlockEdits> TEdits;
+      if (C.TemplateArg >= 0) {
+        Expected<TemplateBlockEdits> TE =
+            planTemplateBlock(RC, K, Mine, Sizes, C.TemplateArg, C.Block,
+                              C.MinThreads, C.BlockDiv > 1 || C.folds());
+        if (!TE) {
+          Refuse(toString(TE.takeError()));
+          continue;
+        }
+        TEdits = std::move(*TE);
+      }
+      if (!Sizes.Issue.empty() && (SetsBlock || !C.Vars.empty()) && !TEdits) {
         Refuse(Sizes.Issue);
         continue;
       }
@@ -378,7 +403,9 @@ protected:
                  "per block> of the new launch so that it is rewritten too");
           continue;
         }
-        bool Carried = Sizes.Carried.count(Max);
+        bool Carried = Sizes.Carried.count(Max) ||
+                       (TEdits && classifyBlockSize(Max).K ==
+                                      BlockSizeExpr::TemplateParam);
         if (C.Block && !Carried && !KeepBound && !Why.empty()) {
           Refuse("its __launch_bounds__ cannot be edited: " + Why);
           continue;
@@ -409,6 +436,15 @@ protected:
       }
       if (C.Block || C.BlockDiv > 1)
         Warnings.insert(Warnings.end(), Sizes.Kept.begin(), Sizes.Kept.end());
+      std::vector<std::pair<unsigned, std::string>> Inserts;
+      if (TEdits) {
+        Edits.insert(Edits.end(), TEdits->Replace.begin(),
+                     TEdits->Replace.end());
+        Inserts = TEdits->Insert;
+        Where.insert(Where.end(), TEdits->Where.begin(), TEdits->Where.end());
+        Warnings.insert(Warnings.end(), TEdits->Warnings.begin(),
+                        TEdits->Warnings.end());
+      }
       for (const CUDAKernelCallExpr *Call : Mine) {
         const CallExpr *Config = Call->getConfig();
         std::string At = getLineCol(RC, Call->getBeginLoc());
@@ -474,9 +510,11 @@ protected:
         Site.Assumes = "the spec declares " + join(C.Vars, ", ") +
                        " tunable (the kernel is correct for those values)";
       Site.Warning = join(Warnings, "; ");
-      Sites.push_back({Site, [Edits](EditBatch &B) {
+      Sites.push_back({Site, [Edits, Inserts](EditBatch &B) {
                          for (const auto &[R, Text] : Edits)
                            B.replace(R, Text);
+                         for (const auto &[At, Text] : Inserts)
+                           B.insert(At, Text);
                        }});
     }
     return std::move(Sites);

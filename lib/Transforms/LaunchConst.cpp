@@ -29,6 +29,16 @@ using namespace llvm;
 using namespace clang;
 
 namespace astra {
+
+ArrayRef<TemplateArgumentLoc>
+launchTemplateArgs(const CUDAKernelCallExpr *Call) {
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+  if (!Ref || !Ref->hasExplicitTemplateArgs())
+    return {};
+  return {Ref->getTemplateArgs(), Ref->getNumTemplateArgs()};
+}
+
 namespace {
 
 /// A named constant of integer type: a `const` or `constexpr` variable, not a
@@ -187,10 +197,15 @@ checkBlockConstant(const RewriteContext &RC, const VarDecl *Var,
     return Fail("whose initializer is " + Why + ": change it by hand");
 
   // The uses that follow the kernel's launch: its own, and those in the
-  // configuration of its launches (a grid computed from the block).
+  // configuration of its launches (a grid computed from the block) and in
+  // the template arguments they give it (`k<kBlock><<<g, kBlock>>>`).
   SmallPtrSet<const Stmt *, 16> InLaunch;
-  for (const CUDAKernelCallExpr *Call : Launches)
+  for (const CUDAKernelCallExpr *Call : Launches) {
     collectRefs(Call->getConfig(), InLaunch);
+    for (const TemplateArgumentLoc &A : launchTemplateArgs(Call))
+      if (A.getArgument().getKind() == TemplateArgument::Expression)
+        collectRefs(A.getArgument().getAsExpr(), InLaunch);
+  }
   UseCollector Uses(Var);
   ASTContext &Ctx = RC.getASTContext();
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
@@ -259,9 +274,12 @@ checkBlockMacro(const RewriteContext &RC, StringRef Name, const FunctionDecl *K,
     Allowed.push_back(SM.getExpansionRange(D->getSourceRange()));
   if (const auto *LB = K->getAttr<CUDALaunchBoundsAttr>())
     Allowed.push_back(SM.getExpansionRange(LB->getRange()));
-  for (const CUDAKernelCallExpr *Call : Launches)
+  for (const CUDAKernelCallExpr *Call : Launches) {
     for (const Expr *Arg : Call->getConfig()->arguments())
       Allowed.push_back(SM.getExpansionRange(Arg->getSourceRange()));
+    for (const TemplateArgumentLoc &A : launchTemplateArgs(Call))
+      Allowed.push_back(SM.getExpansionRange(A.getSourceRange()));
+  }
 
   // Raw tokens of the file: the #define lines, and every other occurrence.
   FileID FID = SM.getMainFileID();
@@ -367,15 +385,25 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
                                    /*Qualified=*/false);
     }
   }
+  if (const FunctionTemplateDecl *T = K->getDescribedFunctionTemplate())
+    for (const FunctionDecl *S : T->specializations())
+      if (Example.empty()) {
+        raw_string_ostream OS(Example);
+        S->getNameForDiagnostic(OS, RC.getASTContext().getPrintingPolicy(),
+                                /*Qualified=*/false);
+      }
   auto Instantiation = [&](const Twine &What) {
-    R.Issue = (What +
-               ": a new block size needs a new instantiation of the template "
-               "(a spec naming '" +
-               (Example.empty() ? Name + "<...>" : Example) +
-               "' would have to name the new one, and the harness run it in "
-               "place of the original's); the launch rewrite does not make "
-               "one (docs/rewrites.md, launch)")
-                  .str();
+    std::string Spec = Example.empty() ? Name + "<...>" : Example;
+    R.Issue =
+        (What + ": a new block size needs a new instantiation of the template" +
+         (R.TemplateIndex
+              ? "; give template-arg=" + std::to_string(*R.TemplateIndex) +
+                    " with block=<threads> to make it (the harness then "
+                    "runs it in place of '" +
+                    Spec + "')"
+              : " that the launch rewrite cannot name (the block size is "
+                "not one template argument); change it by hand"))
+            .str();
   };
   // A block size that a constant or a macro carries.
   StringSet<> KeptNames;
@@ -420,6 +448,12 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
     BlockSizeExpr B = classifyBlockSize(Max);
     std::string Text = RC.getText(Max->getSourceRange()).str();
     std::string At = getLineCol(RC, Max->getBeginLoc());
+    const auto *Param = dyn_cast<DeclRefExpr>(Max->IgnoreParenImpCasts());
+    if (B.K == BlockSizeExpr::TemplateParam && Param &&
+        B.Decl == Param->getDecl())
+      if (const auto *TP = dyn_cast<NonTypeTemplateParmDecl>(B.Decl))
+        if (TP->getDepth() == 0)
+          R.TemplateIndex = TP->getIndex();
     if (B.K == BlockSizeExpr::TemplateParam)
       Instantiation(
           "the block size " +
@@ -446,12 +480,16 @@ BlockSizes inspectBlockSizes(const RewriteContext &RC, const FunctionDecl *K,
     if (!Args || !R.Issue.empty() || Block->isValueDependent() ||
         !Block->EvaluateAsInt(Value, Ctx))
       continue;
-    for (const TemplateArgument &A : Args->asArray())
-      if (A.getKind() == TemplateArgument::Integral &&
-          A.getAsIntegral() == Value.Val.getInt().getExtValue())
+    ArrayRef<TemplateArgument> All = Args->asArray();
+    for (unsigned I = 0; I < All.size(); ++I)
+      if (All[I].getKind() == TemplateArgument::Integral &&
+          All[I].getAsIntegral() == Value.Val.getInt().getExtValue() &&
+          R.Issue.empty()) {
+        R.TemplateIndex = I;
         Instantiation("the launch at " + getLineCol(RC, Call->getBeginLoc()) +
                       " (" + RC.getText(Call->getCallee()->getSourceRange()) +
                       ") passes its block size as a template argument too");
+      }
   }
   if (!R.ConstantIssue.empty())
     R.Constants.clear();

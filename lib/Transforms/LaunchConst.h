@@ -14,6 +14,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,12 @@ struct BlockSizes {
   /// Why a new block size cannot be written: the block size is a template
   /// parameter or argument, or `__launch_bounds__` computes it.
   std::string Issue;
+  /// The top-level template argument of the kernel that is its block size
+  /// (`__launch_bounds__(BLOCK)` with BLOCK that parameter, or a launch
+  /// `k<256><<<g, 256>>>` passing the block as that argument): with Issue
+  /// set, a new block size is a new instantiation (`template-arg=N`,
+  /// LaunchTemplate.cpp).
+  std::optional<unsigned> TemplateIndex;
   /// Why a constant cannot carry it (the first constant's error).
   std::string ConstantIssue;
   /// Local constants of a launcher that the host code reads besides the
@@ -93,6 +100,11 @@ BlockSizes
 inspectBlockSizes(const RewriteContext &RC, const clang::FunctionDecl *K,
                   const clang::CUDALaunchBoundsAttr *LB,
                   llvm::ArrayRef<const clang::CUDAKernelCallExpr *> Launches);
+
+/// The template arguments a launch writes for its kernel (`k<256>` in
+/// `k<256><<<g, 256>>>`); empty when it writes none.
+llvm::ArrayRef<clang::TemplateArgumentLoc>
+launchTemplateArgs(const clang::CUDAKernelCallExpr *Call);
 
 /// A launch argument as written: an integer passes through an implicit
 /// conversion to dim3 (a constructor call with defaulted y and z).

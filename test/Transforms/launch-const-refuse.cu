@@ -1,8 +1,9 @@
 // The launch rewrite refuses a new block size where a constant carries it but
 // something else reads the constant (another kernel, a device function, host
 // logic), where __launch_bounds__ computes it, and where it is a template
-// parameter or argument of the kernel (a new block size is a new
-// instantiation); a block computed from a constant is left with a warning.
+// parameter or argument of the kernel without template-arg (a new block size
+// is a new instantiation: launch-template.cu); a block computed from a
+// constant is left with a warning.
 // REQUIRES: cuda-headers
 //
 // RUN: not %astra-opt --apply=launch:kernel=first,B=512,block=512 %s 2>&1 | FileCheck %s --check-prefix=KERNEL
@@ -131,13 +132,13 @@ void launch_all(float *out, const float *in, int n) {
 
 // COMPUTED: note: launch of warps: its __launch_bounds__(kWarps * 32) at {{[0-9:]+}} is computed from kWarps: change it by hand
 
-// TPARAM: note: launch of tsum: the block size is the template parameter BLOCK of tsum (__launch_bounds__(BLOCK) at {{[0-9:]+}}): a new block size needs a new instantiation of the template (a spec naming 'tsum<256>' would have to name the new one, and the harness run it in place of the original's); the launch rewrite does not make one (docs/rewrites.md, launch)
+// TPARAM: note: launch of tsum: the block size is the template parameter BLOCK of tsum (__launch_bounds__(BLOCK) at {{[0-9:]+}}): a new block size needs a new instantiation of the template; give template-arg=0 with block=<threads> to make it (the harness then runs it in place of 'tsum<256>')
 
-// TARG: note: launch of tfill: the launch at {{[0-9:]+}} (tfill<128>) passes its block size as a template argument too: a new block size needs a new instantiation of the template (a spec naming 'tfill<128>' would have to name the new one, and the harness run it in place of the original's)
+// TARG: note: launch of tfill: the launch at {{[0-9:]+}} (tfill<128>) passes its block size as a template argument too: a new block size needs a new instantiation of the template; give template-arg=0 with block=<threads> to make it (the harness then runs it in place of 'tfill<128>')
 
-// TDEP: note: launch of cfgk: the block size depends on the template parameters of cfgk (__launch_bounds__(Cfg::kBlock) at {{[0-9:]+}}): a new block size needs a new instantiation of the template (a spec naming 'cfgk<Cfg128>' would have to name the new one
+// TDEP: note: launch of cfgk: the block size depends on the template parameters of cfgk (__launch_bounds__(Cfg::kBlock) at {{[0-9:]+}}): a new block size needs a new instantiation of the template that the launch rewrite cannot name (the block size is not one template argument); change it by hand
 
-// TCONST: note: launch of tconst: the launch at {{[0-9:]+}} (tconst<kTBlock>) passes its block size as a template argument too: a new block size needs a new instantiation of the template (a spec naming 'tconst<64>' would have to name the new one
+// TCONST: note: launch of tconst: the launch at {{[0-9:]+}} (tconst<kTBlock>) passes its block size as a template argument too: a new block size needs a new instantiation of the template; give template-arg=0 with block=<threads> to make it (the harness then runs it in place of 'tconst<64>')
 
 // MACRO: note: launch of macro: the block size is the macro MACRO_BLOCK, defined ({{[0-9]+}}:9), which is also used at {{[0-9]+}}:22, outside kernel macro and its launches: a new value would change that use too; give the kernel a macro of its own, or change the block size by hand
 

@@ -190,6 +190,13 @@ static Error printDryRun(const CompileSetup &Setup, const InputSource &In,
           outs() << "  " << formatRewriteParams(O.Params) << "  -- " << O.Detail
                  << (O.ChangesRounding ? " [changes rounding]" : "")
                  << (Defaults ? "" : " [tuned after its default]") << "\n";
+    for (const std::string &Step :
+         tunableLaunchSteps(Setup, In.FileName, In.Code, K, K.baseName()))
+      outs() << "  " << Step << "  -- a launch the spec declares tunable"
+             << (StringRef(Step).contains("template-arg=")
+                     ? " (a new instantiation of the kernel template)"
+                     : "")
+             << "\n";
   }
   outs() << "\nEach is compiled to PTX here and judged on the GPU; the best "
             "are extended with further rewrites, and only a candidate that "

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Modes.h"
+#include "astra/Agent/Loop.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Codegen/Backend.h"
 #include "astra/Frontend/KernelSource.h"
@@ -98,6 +99,14 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
   if (Names.empty())
     return makeInputError(Spec + ": none of the --kernel names is in the "
                                  "spec");
+  // A candidate run as another instantiation (template-arg) compiles it too.
+  std::vector<std::string> CandNames = Names;
+  for (const KernelSpec &K : SF->Kernels)
+    if (is_contained(Names, K.Kernel))
+      if (Expected<std::string> N = candidateKernelName(K, *Launch))
+        CandNames = withKernel(CandNames, *N);
+      else
+        consumeError(N.takeError()); // the harness reports it
 
   // Compiled once for all kernels, after the first worker started.
   std::optional<std::pair<std::string, std::string>> Ptx;
@@ -110,7 +119,7 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
       std::string CP = *OP;
       if (!Control) {
         Expected<std::string> R =
-            emitPtx(Setup, CandName, withInstantiations(CandCode, Names));
+            emitPtx(Setup, CandName, withInstantiations(CandCode, CandNames));
         if (!R)
           return R.takeError();
         CP = std::move(*R);

@@ -69,3 +69,38 @@ TEST(LaunchContract, WhichStepsEditTheSource) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(LaunchContract, NamesAnotherInstantiation) {
+  // The step's template-arg becomes the contract's; block= stays in the
+  // source only, and the instantiation follows the new threads per block.
+  Expected<LaunchOverrides> O = launchOverridesOf(
+      {"launch:kernel=row_sum,B=512,block=512,template-arg=0"});
+  ASSERT_TRUE(bool(O)) << messageOf(O.takeError());
+  EXPECT_EQ(O->str(), "B=512,template-arg=0");
+  Expected<LaunchSpecFile> F = parseSpec(R"json({
+    "kernel": "row_sum<128>",
+    "args": [
+      {"name": "out", "dtype": "f32", "count": "R", "role": "out"},
+      {"name": "in", "dtype": "f32", "count": "R*C", "role": "in"},
+      {"name": "cols", "dtype": "i32", "value": "C"}
+    ],
+    "grid": ["R"], "block": ["B"],
+    "shapes": [{"R": 64, "C": 1000, "B": 128}],
+    "vars": {"B": {"vary": false}},
+    "tunable": {"B": [256, 512]}
+  })json",
+                                         "t.json");
+  ASSERT_TRUE(bool(F)) << messageOf(F.takeError());
+  json::Object C = launchContract(F->Kernels[0], *O);
+  EXPECT_EQ(C.getString("kernel").value_or(""), "row_sum<512>");
+  EXPECT_EQ(C.getInteger("template_arg").value_or(-1), 0);
+  // Without template-arg the contract names no kernel: the plan's.
+  O = launchOverridesOf({"launch:kernel=row_sum,B=512,block=512"});
+  ASSERT_TRUE(bool(O)) << messageOf(O.takeError());
+  json::Object Plain = launchContract(F->Kernels[0], *O);
+  EXPECT_FALSE(Plain.getString("kernel").has_value());
+}
+
+} // namespace

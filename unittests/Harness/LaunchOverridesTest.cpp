@@ -301,4 +301,56 @@ TEST(LaunchOverridesTest, BuffersMustStayTheSame) {
       << M;
 }
 
+// A kernel template whose second template argument is its block size.
+const char *TemplateSpec = R"json({
+  "kernel": "row_sum<float, 128>",
+  "args": [
+    {"name": "out",  "dtype": "f32", "count": "R",   "role": "out"},
+    {"name": "in",   "dtype": "f32", "count": "R*C", "role": "in"},
+    {"name": "cols", "dtype": "i32", "value": "C"}
+  ],
+  "grid":  ["R"],
+  "block": ["B"],
+  "shapes": [{"R": 64, "C": 1000, "B": 128}, {"R": 8192, "C": 4096, "B": 128}],
+  "vars": {"B": {"vary": false}},
+  "tunable": {"B": [64, 256, 512]}
+})json";
+
+TEST(LaunchOverridesTest, NamesTheCandidatesInstantiation) {
+  Expected<LaunchSpecFile> F = parseSpec(TemplateSpec, "t.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  auto Name = [&](StringRef Text) -> std::string {
+    Expected<LaunchOverrides> O = LaunchOverrides::parse(Text);
+    if (!O)
+      return "parse: " + messages(O.takeError());
+    Expected<std::string> N = candidateKernelName(K, *O);
+    return N ? *N : "error: " + messages(N.takeError());
+  };
+  // Without template-arg the spec's instantiation, whatever the block.
+  EXPECT_EQ(Name("B=512"), "row_sum<float, 128>");
+  EXPECT_EQ(Name("B=512,template-arg=1"), "row_sum<float, 512>");
+  EXPECT_EQ(Name("template-arg=1"), "row_sum<float, 128>");
+  Expected<LaunchOverrides> O = LaunchOverrides::parse("B=64,template-arg=1");
+  ASSERT_TRUE(bool(O));
+  EXPECT_EQ(O->TemplateArg, 1);
+  EXPECT_FALSE(O->empty());
+  EXPECT_EQ(O->str(), "B=64,template-arg=1");
+  EXPECT_THAT(Name("B=512,template-arg=0"),
+              HasSubstr("template argument 0 of 'row_sum<float, 128>' is not "
+                        "an integer"));
+  EXPECT_THAT(Name("B=512,template-arg=2"), HasSubstr("is not an integer"));
+  EXPECT_THAT(Name("B=512,template-arg=1,min-threads=4096"),
+              HasSubstr("cannot go with min-threads"));
+  EXPECT_THAT(Name("template-arg=-1"), HasSubstr("0 to 63"));
+
+  // A spec kernel that is not a template instantiation.
+  Expected<LaunchSpecFile> G = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(G)) << messages(G.takeError());
+  Expected<LaunchOverrides> T = LaunchOverrides::parse("B=512,template-arg=0");
+  ASSERT_TRUE(bool(T));
+  EXPECT_THAT(messages(candidateKernelName(G->Kernels[0], *T).takeError()),
+              HasSubstr("is not a template instantiation"));
+}
+
 } // namespace

@@ -113,6 +113,10 @@ struct AgentContext {
   /// launch steps of a plan; 0 when unknown.
   std::function<uint64_t(const std::vector<std::string> &Steps)>
       BlockThreadsAfter;
+  /// The instantiation a plan's candidate runs as: the spec's kernel, or
+  /// under a launch step with `template-arg=` the new one (`k<512>`); the
+  /// spec's kernel when the plan's launch does not resolve.
+  std::function<std::string(const std::vector<std::string> &Steps)> KernelAfter;
   const std::vector<Evaluation> *History = nullptr;
   const Evaluation *Best = nullptr; ///< the best verified so far, or null
   unsigned Round = 0;

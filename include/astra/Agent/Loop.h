@@ -55,6 +55,12 @@ llvm::Expected<std::string> buildCandidate(const CompileSetup &Setup,
                                            llvm::StringRef SourceKernel,
                                            const Candidate &C);
 
+/// \p Names (spec kernels to instantiate) with \p Kernel added when it is
+/// not among them: a candidate that runs another instantiation
+/// (`template-arg=`) compiles that one too.
+std::vector<std::string> withKernel(llvm::ArrayRef<std::string> Names,
+                                    const std::string &Kernel);
+
 /// Compiles \p Code (with \p Instantiations made explicit) to PTX.
 llvm::Expected<std::string>
 compileCandidate(const CompileSetup &Setup, llvm::StringRef FileName,

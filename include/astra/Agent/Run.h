@@ -59,6 +59,17 @@ struct AgentResult {
   std::optional<DeviceInfo> Device;
 };
 
+/// The launch steps the spec's `tunable` allows for \p K (source name
+/// \p Source) on \p Code, as the search proposes them: one per variable and
+/// value other than the spec's own (`launch:kernel=k,B=512,block=512`), as a
+/// new instantiation (`...,template-arg=0`) where the spec names the block
+/// size as a template argument and the launch rewrite accepts it.
+std::vector<std::string> tunableLaunchSteps(const CompileSetup &Setup,
+                                            llvm::StringRef FileName,
+                                            llvm::StringRef Code,
+                                            const KernelSpec &K,
+                                            llvm::StringRef Source);
+
 /// Runs --agent-rewrite. Errors: bad input (1), no device (2), internal (3).
 llvm::Expected<AgentResult> runAgent(const CompileSetup &Setup,
                                      const AgentOptions &Opts);

@@ -8,6 +8,7 @@
 #ifndef ASTRA_HARNESS_PTXSCAN_H
 #define ASTRA_HARNESS_PTXSCAN_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -19,6 +20,16 @@ namespace astra {
 /// ("rmsnorm", "act_and_mul<__half>"), matched by demangling.
 llvm::Expected<std::string> findPtxEntry(llvm::StringRef Ptx,
                                          llvm::StringRef SpecName);
+
+/// \p S split at the commas outside the brackets \p Opens / \p Closes,
+/// each piece trimmed.
+llvm::SmallVector<llvm::StringRef, 4>
+splitAtTopLevelCommas(llvm::StringRef S, llvm::StringRef Opens,
+                      llvm::StringRef Closes);
+
+/// Where the template argument list of \p Name, a kernel as a spec names it,
+/// opens: the `<` matching its final `>` (npos: not a template name).
+size_t findTemplateArgsOpen(llvm::StringRef Name);
 
 /// Device functions \p Ptx declares but does not define whose names show a
 /// device-side launch (dynamic parallelism).

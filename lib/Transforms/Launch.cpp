@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
 #include "FoldBlocks.h"
+#include "LaunchChange.h"
 #include "LaunchConst.h"
 #include "LaunchTemplate.h"
 #include "Rewrites.h"
@@ -72,88 +73,9 @@ struct LaunchCollector : RecursiveASTVisitor<LaunchCollector> {
   }
 };
 
-/// The launch the parameters ask for.
-struct LaunchChange {
-  std::vector<std::string> Vars; ///< "B=512"
-  int64_t GridDiv = 1, BlockDiv = 1, GridYDiv = 1;
-  int64_t FoldX = 1, FoldY = 1; ///< blocks folded into the block's rows
-  int64_t FoldExact = 0;        ///< a fold only where K divides the extent
-  int64_t BlockExact = 0;       ///< block.x divided only where it divides
-  int64_t Block = 0; ///< 0: not given
-  /// The template argument that is the block size, set to Block: a new
-  /// instantiation (LaunchTemplate.cpp); -1: none.
-  int64_t TemplateArg = -1;
-  /// All of the change only where the spec's launch has this many threads
-  /// (0: always); below it, the spec's launch.
-  int64_t MinThreads = 0;
-  bool empty() const {
-    return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
-           GridYDiv == 1 && FoldX == 1 && FoldY == 1;
-  }
-  bool folds() const { return FoldX > 1 || FoldY > 1; }
-  std::string describe() const {
-    std::vector<std::string> Parts = Vars;
-    if (GridDiv > 1)
-      Parts.push_back("grid.x / " + std::to_string(GridDiv) + " (rounded up)");
-    if (GridYDiv > 1)
-      Parts.push_back("grid.y / " + std::to_string(GridYDiv) + " (rounded up)");
-    if (BlockDiv > 1)
-      Parts.push_back("block.x / " + std::to_string(BlockDiv) +
-                      (BlockExact ? " (only where it divides)"
-                                  : " (rounded up)"));
-    for (auto [D, K] : {std::pair<char, int64_t>{'x', FoldX}, {'y', FoldY}})
-      if (K > 1)
-        Parts.push_back(std::string("grid.") + D + " / " + std::to_string(K) +
-                        " (rounded up) with block.y x " + std::to_string(K) +
-                        " (" + std::to_string(K) + " blocks as the rows of one" +
-                        (FoldExact ? ", only where " + std::to_string(K) +
-                                         " divides grid." + D
-                                   : std::string()) +
-                        ")");
-    if (Block)
-      Parts.push_back(std::to_string(Block) + " threads per block");
-    if (TemplateArg >= 0)
-      Parts.push_back("instantiated with template argument " +
-                      std::to_string(TemplateArg) + " = " +
-                      std::to_string(Block));
-    if (MinThreads)
-      Parts.push_back("all of it only where the spec's launch has at least " +
-                      std::to_string(MinThreads) + " threads");
-    return join(Parts, ", ");
-  }
-};
-
 std::string ceilDiv(StringRef Text, int64_t D) {
   return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
          std::to_string(D);
-}
-
-/// Why the divisions of \p C do not fit the strides of the any-grid and
-/// any-block forms in \p KernelText (the line after each form's marker
-/// defines its stride, `gridDim.y * blockDim.x`): a grid extent divided must
-/// be the one every form strides over, and so must the block's x extent.
-/// Empty when they fit, or when there is no form (refused elsewhere).
-std::string whyNotStrided(StringRef KernelText, const LaunchChange &C) {
-  for (const char *Marker : {AnyGridMarker, AnyBlockMarker}) {
-    for (size_t At = KernelText.find(Marker); At != StringRef::npos;
-         At = KernelText.find(Marker, At + 1)) {
-      StringRef Rest = KernelText.drop_front(At);
-      StringRef Stride = Rest.split('\n').second.split('\n').first;
-      auto Reads = [&](StringRef Dim) { return Stride.contains(Dim); };
-      for (auto [Div, Dim, Key] :
-           {std::tuple<int64_t, StringRef, StringRef>{C.GridDiv, "gridDim.x",
-                                                      "grid-x-div"},
-            {C.GridYDiv, "gridDim.y", "grid-y-div"},
-            {C.BlockDiv, "blockDim.x", "block-x-div"}})
-        if (Div > 1 && !Reads(Dim) &&
-            (Key == "block-x-div" || Marker == AnyGridMarker))
-          return (Key + " divides an extent that vectorize-loads' form does "
-                        "not stride over (its stride: `" +
-                  Stride.trim() + "`)")
-              .str();
-    }
-  }
-  return "";
 }
 
 class Launch : public Rewrite {
@@ -261,70 +183,8 @@ protected:
         Sites.push_back({Site, nullptr});
       };
       StringRef KernelText = RC.getText(K->getSourceRange());
-      bool AnyGrid = KernelText.contains(AnyGridMarker),
-           AnyBlock = KernelText.contains(AnyBlockMarker);
-      if (std::string Why = whyNotStrided(KernelText, C); !Why.empty()) {
+      if (std::string Why = whyNotReshaped(KernelText, C); !Why.empty()) {
         Refuse(Why);
-        continue;
-      }
-      if ((C.GridDiv > 1 || C.GridYDiv > 1) && AnyBlock && !AnyGrid) {
-        Refuse("the grid cannot be divided: vectorize-loads' any-grid form "
-               "at a per-block index (threadIdx alone) covers every element "
-               "for any block, but each block's elements belong to its "
-               "place in the grid (blockIdx indexes other things, such as "
-               "tokens and heads); divide the block instead (block-x-div)");
-        continue;
-      }
-      std::string FoldWhy;
-      for (auto [D, K] :
-           {std::pair<char, int64_t>{'x', C.FoldX}, {'y', C.FoldY}})
-        if (K > 1 && FoldWhy.empty() &&
-            !KernelText.contains(getFoldMarker(D)))
-          FoldWhy = std::string("folding the grid's ") + D +
-                    " blocks into the block's rows needs a kernel whose "
-                    "rows take blocks of the grid: apply fold-blocks:dim=" +
-                    D + " first";
-      if (C.FoldX > 1 && C.FoldY > 1)
-        FoldWhy = "fold-x and fold-y both share block.y: give one";
-      if (C.FoldX > 1 && C.GridDiv > 1)
-        FoldWhy = "fold-x and grid-x-div both change grid.x: give one";
-      if (C.FoldY > 1 && C.GridYDiv > 1)
-        FoldWhy = "fold-y and grid-y-div both change grid.y: give one";
-      if (!FoldWhy.empty()) {
-        Refuse(FoldWhy);
-        continue;
-      }
-      for (auto [D, K] :
-           {std::pair<char, int64_t>{'x', C.FoldX}, {'y', C.FoldY}})
-        if (K > 1 && !C.FoldExact && FoldWhy.empty() &&
-            KernelText.contains(getFoldMarker(D) + " (" + getFoldExactNote()))
-          FoldWhy = std::string("the kernel was folded exactly (its rows "
-                                "share barriers and cannot return past a "
-                                "bound): add fold-exact=1, so that grid.") +
-                    D + " is folded only where K divides it";
-      if (!FoldWhy.empty()) {
-        Refuse(FoldWhy);
-        continue;
-      }
-      int64_t Coarsen = findCoarsenFactor(KernelText.str());
-      if (Coarsen && C.BlockDiv > 1 && C.BlockDiv != Coarsen) {
-        Refuse("the kernel was coarsened by " + std::to_string(Coarsen) +
-               ": its block divides by exactly that (block-x-div=" +
-               std::to_string(Coarsen) + "), or not at all");
-        continue;
-      }
-      if (Coarsen && C.BlockDiv > 1 && !C.BlockExact) {
-        Refuse("the kernel was coarsened: add block-exact=1, so that a block "
-               "the factor does not divide stays whole (the original code "
-               "runs there, and needs the original block)");
-        continue;
-      }
-      if ((C.GridDiv > 1 || C.GridYDiv > 1 ||
-           (C.BlockDiv > 1 && !Coarsen)) &&
-          !AnyGrid && !AnyBlock) {
-        Refuse("dividing the grid or the block needs a kernel whose threads "
-               "cover every element for any grid: apply "
-               "vectorize-loads:any-grid=1 first (one element per thread)");
         continue;
       }
       std::vector<const CUDAKernelCallExpr *> Mine;

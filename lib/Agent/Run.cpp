@@ -139,11 +139,13 @@ static std::string kernelAfter(const KernelSpec &K,
   return *Name;
 }
 
-/// Elements of \p K's narrowest buffer per 16-byte pack (0 when none).
-static unsigned packWidth(const KernelSpec &K) {
+/// Elements of \p K's narrowest buffer (of an output, with \p Outputs) per
+/// 16-byte pack (0 when none).
+static unsigned packWidth(const KernelSpec &K, bool Outputs = false) {
   unsigned Narrowest = 0;
   for (const ArgSpec &A : K.Args)
-    if (!A.IsScalar && (!Narrowest || dtypeSize(A.Type) < Narrowest))
+    if (!A.IsScalar && (!Outputs || A.Role != ArgRole::In) &&
+        (!Narrowest || dtypeSize(A.Type) < Narrowest))
       Narrowest = dtypeSize(A.Type);
   return Narrowest && Narrowest <= 16 ? 16 / Narrowest : 0;
 }
@@ -309,6 +311,7 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.TunableSteps =
         tunableLaunchSteps(Setup, Opts.FileName, Opts.Code, *K, KI->Name);
     Ctx.PackWidth = packWidth(*K);
+    Ctx.OutputPackWidth = packWidth(*K, /*Outputs=*/true);
     Ctx.FoldSteps = foldSteps(*K, *KI);
     Ctx.CoarsenSteps =
         coarsenSteps(Setup, Opts.FileName, Opts.Code, *K, KI->Name);

@@ -167,6 +167,10 @@ coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) 
     for (uint64_t F : {8, 16, 4, 2}) {
       if (!Threads || Threads % F || Threads / F < 2)
         continue;
+      // Beyond one 16-byte pack of the outputs coarsen stores element by
+      // element: factor 16 only where an output has one-byte elements.
+      if (F > 8 && Ctx.OutputPackWidth < F)
+        continue;
       std::string Fs = std::to_string(F);
       Out.push_back({Step + ",factor=" + Fs,
                      "launch:kernel=" + P->Kernel + ",block-x-div=" + Fs +

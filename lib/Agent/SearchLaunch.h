@@ -65,7 +65,7 @@ struct CoarsenProposal {
 /// For each of the context's coarsen steps not in \p Base, the factors that
 /// divide the last shape's block (8, 16, 4, 2: a 16-byte pack of 2-byte
 /// values per thread first, then 16 elements, whose one-byte outputs make a
-/// 16-byte store).
+/// 16-byte store; 16 only where an output has one-byte elements).
 std::vector<CoarsenProposal>
 coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base);
 

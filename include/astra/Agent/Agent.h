@@ -94,6 +94,9 @@ struct AgentContext {
   /// divisor proposed together with vectorize-loads' any-grid form (0 or 1:
   /// none).
   unsigned PackWidth = 0;
+  /// Elements of the kernel's narrowest output buffer per 16-byte pack: the
+  /// largest coarsen factor whose stores make one pack (0: no output).
+  unsigned OutputPackWidth = 0;
   /// Per spec shape (Shape::str(), as the harness names timed shapes), the
   /// threads of its launch in all: where a size-dependent launch
   /// (`launch:min-threads=N`) would start.

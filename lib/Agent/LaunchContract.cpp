@@ -38,6 +38,18 @@ Expected<LaunchOverrides> launchOverridesOf(ArrayRef<std::string> Steps,
         (!Kernel.empty() && !P->Kernel.empty() && P->Kernel != Kernel))
       continue;
     Launches.push_back(*P);
+    // A new instantiation's block size is the step's block= (the value the
+    // rewrite writes into the template argument).
+    if (P->Values.count("template-arg")) {
+      int64_t Block = 0;
+      if (StringRef(P->getString("block", "")).getAsInteger(10, Block) ||
+          Block < 1)
+        return makeInputError("step '" + Step +
+                              "': template-arg needs block=<threads per "
+                              "block>, the new instantiation's argument");
+      if (Error E = O.set("template-value", Block))
+        return std::move(E);
+    }
     for (const auto &KV : P->Values) {
       if (KV.getKey() == "block")
         continue; // the thread count written into the source

@@ -79,6 +79,8 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("min-threads=" + std::to_string(MinThreads));
   if (TemplateArg >= 0)
     Parts.push_back("template-arg=" + std::to_string(TemplateArg));
+  if (TemplateValue)
+    Parts.push_back("template-value=" + std::to_string(TemplateValue));
   return join(Parts, ",");
 }
 
@@ -95,6 +97,14 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
       return makeInputError("launch override 'template-arg=" + Twine(Value) +
                             "': the index of a template argument, 0 to 63");
     TemplateArg = Value;
+    return Error::success();
+  }
+  if (Name == "template-value") {
+    if (Value < 1)
+      return makeInputError("launch override 'template-value=" + Twine(Value) +
+                            "': the new instantiation's block size, a "
+                            "positive integer");
+    TemplateValue = Value;
     return Error::success();
   }
   if (Value < 1)
@@ -130,8 +140,8 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
     return makeInputError("launch override '" + Name +
                           "': expected a tunable variable of the spec, "
                           "grid-x-div, grid-y-div, block-x-div, fold-x, "
-                          "fold-y, fold-exact, block-exact, min-threads or "
-                          "template-arg");
+                          "fold-y, fold-exact, block-exact, min-threads, "
+                          "template-arg or template-value");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -229,10 +239,15 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
 
 Expected<std::string> candidateKernelName(const KernelSpec &K,
                                           const LaunchOverrides &O) {
-  if (O.TemplateArg < 0)
+  if (O.TemplateArg < 0 && !O.TemplateValue)
     return K.Kernel;
   std::string What =
       "kernel '" + K.Kernel + "': the candidate's launch (" + O.str() + ")";
+  if (O.TemplateArg < 0 || !O.TemplateValue)
+    return makeInputError(What + ": template-arg (which template argument "
+                                 "is the block size) and template-value "
+                                 "(its new value, the launch step's block=) "
+                                 "go together");
   size_t Open = findTemplateArgsOpen(K.Kernel);
   if (Open == StringRef::npos)
     return makeInputError(What + " names template argument " +
@@ -247,16 +262,17 @@ Expected<std::string> candidateKernelName(const KernelSpec &K,
   StringRef Name = K.Kernel;
   SmallVector<StringRef, 4> Args =
       splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(", ">)");
+  if (size_t(O.TemplateArg) >= Args.size())
+    return makeInputError(What + ": '" + K.Kernel + "' has " +
+                          Twine(Args.size()) +
+                          " template argument(s); template-arg counts from 0");
   int64_t Old = 0;
-  if (size_t(O.TemplateArg) >= Args.size() ||
-      Args[O.TemplateArg].getAsInteger(10, Old))
-    return makeInputError(
-        What + ": template argument " + Twine(O.TemplateArg) + " of '" +
-        K.Kernel +
-        "' is not an integer (0-based; arguments: " + join(Args, ", ") + ")");
-  // The threads per block of the candidate's launch: one value for every
-  // shape, since one instantiation runs them all.
-  std::optional<uint64_t> Threads;
+  if (Args[O.TemplateArg].getAsInteger(10, Old))
+    return makeInputError(What + ": template argument " + Twine(O.TemplateArg) +
+                          " of '" + K.Kernel + "' is not an integer ('" +
+                          Args[O.TemplateArg] + "')");
+  // The new argument is the block size: the candidate's threads per block
+  // on every shape (one instantiation runs them all).
   for (const Shape &S : K.Shapes) {
     Expected<ResolvedLaunch> L = resolve(K, S);
     if (!L)
@@ -265,19 +281,16 @@ Expected<std::string> candidateKernelName(const KernelSpec &K,
       return std::move(E);
     uint64_t N =
         uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
-    if (Threads && *Threads != N)
-      return makeInputError(What +
-                            ": the threads per block differ between "
-                            "shapes (" +
-                            Twine(*Threads) + " and " + Twine(N) + " on {" +
-                            S.str() +
-                            "}), but one instantiation runs every shape");
-    Threads = N;
+    if (N != uint64_t(O.TemplateValue))
+      return makeInputError(What + ": the candidate runs " + Twine(N) +
+                            " threads per block on {" + S.str() +
+                            "}, but its instantiation's block size "
+                            "(template-value) is " +
+                            Twine(O.TemplateValue) +
+                            "; set the tunable variable to match");
   }
-  if (!Threads)
-    return makeInputError(What + ": the spec has no shapes");
   std::vector<std::string> New(Args.begin(), Args.end());
-  New[O.TemplateArg] = std::to_string(*Threads);
+  New[O.TemplateArg] = std::to_string(O.TemplateValue);
   return (Name.take_front(Open) + "<" + join(New, ", ") + ">").str();
 }
 

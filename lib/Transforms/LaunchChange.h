@@ -31,7 +31,7 @@ struct LaunchChange {
   int64_t MinThreads = 0;
   bool empty() const {
     return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
-           GridYDiv == 1 && FoldX == 1 && FoldY == 1;
+           GridYDiv == 1 && FoldX == 1 && FoldY == 1 && TemplateArg < 0;
   }
   bool folds() const { return FoldX > 1 || FoldY > 1; }
   std::string describe() const {

@@ -4,22 +4,27 @@
 // (`template <int BLOCK> __global__ void __launch_bounds__(BLOCK) k(...)`,
 // or launched as `k<256><<<g, 256>>>`) gets a new block size as a new
 // instantiation: `launch:kernel=k,B=512,block=512,template-arg=0`. The
-// harness runs the candidate as `k<512>` (the contract's `template-arg`,
+// harness runs the candidate as `k<512>` (the contract's `template-arg` and
+// `template-value`, the latter from block= and checked against the launch:
 // docs/harness.md), and the file is edited so that it holds that
 // instantiation wherever it held the old one:
 //
 //  - each launch of the kernel in the file that writes the argument as an
 //    integer literal gets the new value (`k<512><<<g, 512>>>`; the block
 //    itself is the launch rewrite's usual edit); one that writes a constant
-//    the launch rewrite carries follows that constant;
-//  - each explicit instantiation (`template __global__ void k<256>(...);`)
-//    is kept, and a copy with the new argument follows it, unless the file
-//    already instantiates that one. The old instantiation stays: other
-//    callers may launch it.
+//    the launch rewrite carries follows that constant. Launches that write
+//    different values (a launcher choosing an instantiation by size) are
+//    refused: which one the spec means is not known here;
+//  - each explicit instantiation definition (`template __global__ void
+//    k<256>(...);`) is kept, and a copy with the new argument follows it,
+//    unless the file already has that one. The old instantiation stays:
+//    other callers may launch it. They are found on the file's tokens, not
+//    at Clang's point of instantiation (the first use, which may be a
+//    launch before them); one that the tokens do not show (a macro, a
+//    header) is refused, as is one that writes the argument as a name.
 //
 // `__launch_bounds__(BLOCK)`, shared arrays and strides sized by BLOCK follow
-// the argument. Refused: an argument written as another expression, an
-// explicit instantiation inside a macro.
+// the argument. Refused: an argument written as another expression.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchTemplate.h"
@@ -27,7 +32,9 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace llvm;
 using namespace clang;
@@ -35,53 +42,106 @@ using namespace clang;
 namespace astra {
 namespace {
 
-/// Offsets of the top-level arguments of the template argument list that
-/// opens at \p Open in \p Text (`<`), and of its closing `>`; empty when the
-/// list does not close.
-std::vector<std::pair<size_t, size_t>> argumentSpans(StringRef Text,
-                                                     size_t Open) {
-  std::vector<std::pair<size_t, size_t>> Spans;
-  int Depth = 0;
-  size_t Begin = Open + 1;
-  for (size_t I = Open; I < Text.size(); ++I) {
-    char C = Text[I];
-    if (C == '<' || C == '(')
-      ++Depth;
-    else if (C == '>' || C == ')') {
-      if (--Depth == 0) {
-        Spans.push_back({Begin, I});
-        return Spans;
-      }
-    } else if (C == ',' && Depth == 1) {
-      Spans.push_back({Begin, I});
-      Begin = I + 1;
-    }
+/// An explicit instantiation definition of the kernel as written in the
+/// main file (`template __global__ void k<float, 256>(float *, int);`): file
+/// offsets of its `template` keyword, of the end of its `;`, and of each
+/// top-level template argument.
+struct WrittenInstantiation {
+  unsigned Begin = 0, End = 0;
+  std::vector<std::pair<unsigned, unsigned>> Args;
+  SourceLocation Loc;
+  bool Extern = false;
+};
+
+/// The explicit instantiations of the function \p Name written in the main
+/// file, found on its raw tokens (comments and directives skipped): a
+/// `template` not followed by `<`, up to the `;` at depth 0, whose first
+/// occurrence of \p Name is followed by a template argument list.
+std::vector<WrittenInstantiation>
+findWrittenInstantiations(const RewriteContext &RC, StringRef Name) {
+  const SourceManager &SM = RC.getSourceManager();
+  FileID FID = SM.getMainFileID();
+  StringRef Buf = SM.getBufferData(FID);
+  Lexer L(SM.getLocForStartOfFile(FID), RC.getASTContext().getLangOpts(),
+          Buf.begin(), Buf.begin(), Buf.end());
+  std::vector<Token> Toks;
+  Token T;
+  bool InDirective = false;
+  while (true) {
+    L.LexFromRawLexer(T);
+    if (T.is(tok::eof))
+      break;
+    if (T.isAtStartOfLine())
+      InDirective = T.is(tok::hash);
+    if (!InDirective) // a #define's body is the macro's, not the file's
+      Toks.push_back(T);
   }
-  return {};
+  auto Off = [&](const Token &X) { return SM.getFileOffset(X.getLocation()); };
+  auto Is = [](const Token &X, StringRef Id) {
+    return X.is(tok::raw_identifier) && X.getRawIdentifier() == Id;
+  };
+  std::vector<WrittenInstantiation> Out;
+  for (size_t I = 0; I + 1 < Toks.size(); ++I) {
+    if (!Is(Toks[I], "template") || Toks[I + 1].is(tok::less))
+      continue;
+    WrittenInstantiation W;
+    W.Begin = Off(Toks[I]);
+    W.Extern = I > 0 && Is(Toks[I - 1], "extern");
+    // The statement's end and the kernel's name in it.
+    size_t J = I + 1, NameAt = 0;
+    int Parens = 0;
+    for (; J < Toks.size(); ++J) {
+      if (Toks[J].isOneOf(tok::l_paren, tok::l_brace))
+        ++Parens;
+      else if (Toks[J].isOneOf(tok::r_paren, tok::r_brace))
+        --Parens;
+      else if (Toks[J].is(tok::semi) && Parens <= 0)
+        break;
+      else if (!NameAt && Parens == 0 && Is(Toks[J], Name) &&
+               J + 1 < Toks.size() && Toks[J + 1].is(tok::less))
+        NameAt = J;
+    }
+    if (J == Toks.size() || !NameAt)
+      continue;
+    W.End = Off(Toks[J]) + 1;
+    W.Loc = Toks[NameAt].getLocation();
+    // The arguments: commas at depth 1 of the <...> after the name.
+    int Depth = 0;
+    unsigned ArgBegin = 0;
+    for (size_t A = NameAt + 1; A < J; ++A) {
+      const Token &X = Toks[A];
+      int Close = X.is(tok::greater) ? 1 : X.is(tok::greatergreater) ? 2 : 0;
+      if (X.isOneOf(tok::less, tok::l_paren)) {
+        if (Depth++ == 0) {
+          ArgBegin = Off(Toks[A + 1]);
+          continue;
+        }
+      } else if (X.is(tok::r_paren)) {
+        --Depth;
+      } else if (Close) {
+        Depth -= Close;
+        if (Depth <= 0) {
+          W.Args.push_back({ArgBegin, Off(X)});
+          break;
+        }
+      } else if (X.is(tok::comma) && Depth == 1) {
+        W.Args.push_back({ArgBegin, Off(X)});
+        ArgBegin = Off(Toks[A + 1]);
+      }
+    }
+    Out.push_back(std::move(W));
+    I = J;
+  }
+  return Out;
 }
 
-/// Whether \p T has an instantiation with \p Args, argument \p Index set
-/// to \p Value.
-bool isInstantiated(const FunctionTemplateDecl *T,
-                    ArrayRef<TemplateArgument> Args, unsigned Index,
-                    int64_t Value) {
-  for (const FunctionDecl *S : T->specializations()) {
-    const TemplateArgumentList *Have = S->getTemplateSpecializationArgs();
-    if (!Have || Have->size() != Args.size())
-      continue;
-    bool Same = true;
-    for (unsigned I = 0; I < Args.size() && Same; ++I) {
-      const TemplateArgument &A = (*Have)[I];
-      if (I == Index)
-        Same = A.getKind() == TemplateArgument::Integral &&
-               A.getAsIntegral() == Value;
-      else
-        Same = A.structurallyEquals(Args[I]);
-    }
-    if (Same)
-      return true;
-  }
-  return false;
+/// \p Text without whitespace.
+std::string squeezed(StringRef Text) {
+  std::string S;
+  for (char C : Text)
+    if (!isSpace(C))
+      S += C;
+  return S;
 }
 
 } // namespace
@@ -118,7 +178,27 @@ planTemplateBlock(const RewriteContext &RC, const FunctionDecl *K,
     return Fail(Arg + ": give the new block size as block= alone (no "
                       "division or fold of the block)");
   unsigned Index = unsigned(TemplateArg);
-  // The launches: the argument as written.
+  // The launches: one value of the argument (a launcher that picks between
+  // instantiations by size would lose the choice), then the argument as
+  // written.
+  std::optional<llvm::APSInt> Launched;
+  for (const CUDAKernelCallExpr *Call : Launches) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const TemplateArgumentList *Args =
+        Callee ? Callee->getTemplateSpecializationArgs() : nullptr;
+    if (!Args || Index >= Args->size() ||
+        (*Args)[Index].getKind() != TemplateArgument::Integral)
+      continue;
+    llvm::APSInt V = (*Args)[Index].getAsIntegral();
+    if (Launched && llvm::APSInt::compareValues(*Launched, V) != 0)
+      return Fail("the file launches " + Name + " with template argument " +
+                  Twine(Index) + " = " + toString(*Launched, 10) + " and " +
+                  toString(V, 10) + " (at " +
+                  getLineCol(RC, Call->getBeginLoc()) +
+                  "): a choice between instantiations; change the one you "
+                  "mean by hand");
+    Launched = V;
+  }
   for (const CUDAKernelCallExpr *Call : Launches) {
     std::string At = getLineCol(RC, Call->getBeginLoc());
     ArrayRef<TemplateArgumentLoc> Args = launchTemplateArgs(Call);
@@ -148,50 +228,60 @@ planTemplateBlock(const RewriteContext &RC, const FunctionDecl *K,
     R.Where.push_back("template argument " + std::to_string(Index) +
                       " of the launch at " + At);
   }
-  // The explicit instantiations: a copy for the new block after each.
+  // The explicit instantiations: a copy for the new block after each
+  // definition, unless the file already has that one.
   const FunctionTemplateDecl *T = K->getDescribedFunctionTemplate();
   if (!T)
     return Fail(Name + " is not a template");
-  std::vector<std::string> Added;
-  for (const FunctionDecl *S : T->specializations()) {
-    if (S->getTemplateSpecializationKind() !=
-        TSK_ExplicitInstantiationDefinition)
+  unsigned Defined = 0;
+  for (const FunctionDecl *S : T->specializations())
+    Defined += S->getTemplateSpecializationKind() ==
+               TSK_ExplicitInstantiationDefinition;
+  std::vector<WrittenInstantiation> Written =
+      findWrittenInstantiations(RC, Name);
+  StringRef Buf = SM.getBufferData(SM.getMainFileID());
+  auto Key = [&](const WrittenInstantiation &W, StringRef Replace) {
+    std::vector<std::string> Parts;
+    for (unsigned I = 0; I < W.Args.size(); ++I)
+      Parts.push_back(
+          I == Index && !Replace.empty()
+              ? Replace.str()
+              : squeezed(Buf.slice(W.Args[I].first, W.Args[I].second)));
+    return join(Parts, ",");
+  };
+  StringSet<> Have;
+  unsigned Definitions = 0;
+  for (const WrittenInstantiation &W : Written)
+    if (!W.Extern) {
+      Have.insert(Key(W, ""));
+      ++Definitions;
+    }
+  if (Definitions < Defined)
+    return Fail("an explicit instantiation of " + Name +
+                " is not written out in the file (a macro or a header): "
+                "instantiate the new block size by hand");
+  std::string Value = std::to_string(Block);
+  for (const WrittenInstantiation &W : Written) {
+    if (W.Extern)
       continue;
-    const TemplateArgumentList *Args = S->getTemplateSpecializationArgs();
-    if (!Args || Index >= Args->size() ||
-        isInstantiated(T, Args->asArray(), Index, Block))
-      continue;
-    SourceLocation POI = S->getPointOfInstantiation();
-    std::string At = getLineCol(RC, POI);
-    if (POI.isMacroID() || !SM.isWrittenInMainFile(POI))
-      return Fail("the explicit instantiation of " + Name + " at " + At +
-                  " is not written out in the file (a macro or a header): "
-                  "instantiate the new block size by hand");
-    // The statement: from its `template` keyword to its `;`.
-    StringRef Buf = SM.getBufferData(SM.getFileID(POI));
-    size_t NameAt = SM.getFileOffset(POI);
-    size_t Begin = Buf.take_front(NameAt).rfind("template");
-    size_t End = Buf.find(';', NameAt);
-    size_t Open = Buf.find_first_not_of(" \t\n", NameAt + Name.size());
-    if (Begin == StringRef::npos || End == StringRef::npos ||
-        Open == StringRef::npos || Buf[Open] != '<')
-      return Fail("the explicit instantiation of " + Name + " at " + At +
-                  " does not write its template arguments");
-    std::vector<std::pair<size_t, size_t>> Spans = argumentSpans(Buf, Open);
-    if (Index >= Spans.size() || Spans.back().second > End)
+    std::string At = getLineCol(RC, W.Loc);
+    if (Index >= W.Args.size())
       return Fail("the explicit instantiation of " + Name + " at " + At +
                   " does not write template argument " + Twine(Index));
-    auto [ArgBegin, ArgEnd] = Spans[Index];
+    auto [ArgBegin, ArgEnd] = W.Args[Index];
+    StringRef Old = Buf.slice(ArgBegin, ArgEnd).trim();
+    uint64_t V = 0;
+    if (Old.getAsInteger(0, V))
+      return Fail("the explicit instantiation of " + Name + " at " + At +
+                  " writes template argument " + Twine(Index) + " as `" + Old +
+                  "`: instantiate the new block size by hand");
+    if (!Have.insert(Key(W, Value)).second)
+      continue; // the file has it, or an earlier copy made it
     std::string Copy =
-        (Buf.slice(Begin, ArgBegin) + (Buf[ArgBegin] == ' ' ? " " : "") +
-         std::to_string(Block) + Buf.slice(ArgEnd, End + 1))
-            .str();
-    if (is_contained(Added, Copy))
-      continue;
-    Added.push_back(Copy);
-    R.Insert.push_back({unsigned(End + 1), "\n" + Copy});
-    R.Where.push_back("an explicit instantiation for block size " +
-                      std::to_string(Block) + " after the one at " + At);
+        (Buf.slice(W.Begin, ArgBegin) + Value + Buf.slice(ArgEnd, W.End)).str();
+    R.Insert.push_back({W.End, "\n" + Copy});
+    R.Where.push_back("an explicit instantiation for block size " + Value +
+                      " after the one at " + At);
   }
   if (R.Where.empty())
     R.Warnings.push_back(

@@ -73,12 +73,17 @@ TEST(LaunchContract, WhichStepsEditTheSource) {
 namespace {
 
 TEST(LaunchContract, NamesAnotherInstantiation) {
-  // The step's template-arg becomes the contract's; block= stays in the
-  // source only, and the instantiation follows the new threads per block.
+  // The step's template-arg becomes the contract's, with its block= as the
+  // new argument's value (which the harness checks against the launch).
   Expected<LaunchOverrides> O = launchOverridesOf(
       {"launch:kernel=row_sum,B=512,block=512,template-arg=0"});
   ASSERT_TRUE(bool(O)) << messageOf(O.takeError());
-  EXPECT_EQ(O->str(), "B=512,template-arg=0");
+  EXPECT_EQ(O->str(), "B=512,template-arg=0,template-value=512");
+  Expected<LaunchOverrides> NoBlock =
+      launchOverridesOf({"launch:kernel=row_sum,B=512,template-arg=0"});
+  ASSERT_FALSE(bool(NoBlock));
+  EXPECT_NE(messageOf(NoBlock.takeError()).find("template-arg needs block="),
+            std::string::npos);
   Expected<LaunchSpecFile> F = parseSpec(R"json({
     "kernel": "row_sum<128>",
     "args": [

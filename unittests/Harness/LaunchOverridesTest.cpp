@@ -329,25 +329,39 @@ TEST(LaunchOverridesTest, NamesTheCandidatesInstantiation) {
   };
   // Without template-arg the spec's instantiation, whatever the block.
   EXPECT_EQ(Name("B=512"), "row_sum<float, 128>");
-  EXPECT_EQ(Name("B=512,template-arg=1"), "row_sum<float, 512>");
-  EXPECT_EQ(Name("template-arg=1"), "row_sum<float, 128>");
-  Expected<LaunchOverrides> O = LaunchOverrides::parse("B=64,template-arg=1");
+  EXPECT_EQ(Name("B=512,template-arg=1,template-value=512"),
+            "row_sum<float, 512>");
+  Expected<LaunchOverrides> O =
+      LaunchOverrides::parse("B=64,template-arg=1,template-value=64");
   ASSERT_TRUE(bool(O));
   EXPECT_EQ(O->TemplateArg, 1);
+  EXPECT_EQ(O->TemplateValue, 64);
   EXPECT_FALSE(O->empty());
-  EXPECT_EQ(O->str(), "B=64,template-arg=1");
-  EXPECT_THAT(Name("B=512,template-arg=0"),
+  EXPECT_EQ(O->str(), "B=64,template-arg=1,template-value=64");
+  // The new argument is the block size the candidate runs, on every shape.
+  EXPECT_THAT(Name("template-arg=1,template-value=512"),
+              HasSubstr("runs 128 threads per block on {R=64, C=1000, "
+                        "B=128}, but its instantiation's block size "
+                        "(template-value) is 512"));
+  EXPECT_THAT(Name("B=512,template-arg=1,template-value=256"),
+              HasSubstr("(template-value) is 256"));
+  EXPECT_THAT(Name("B=512,template-arg=1"), HasSubstr("go together"));
+  EXPECT_THAT(Name("B=512,template-value=512"), HasSubstr("go together"));
+  EXPECT_THAT(Name("B=512,template-arg=0,template-value=512"),
               HasSubstr("template argument 0 of 'row_sum<float, 128>' is not "
-                        "an integer"));
-  EXPECT_THAT(Name("B=512,template-arg=2"), HasSubstr("is not an integer"));
-  EXPECT_THAT(Name("B=512,template-arg=1,min-threads=4096"),
+                        "an integer ('float')"));
+  EXPECT_THAT(Name("B=512,template-arg=2,template-value=512"),
+              HasSubstr("has 2 template argument(s)"));
+  EXPECT_THAT(Name("B=512,template-arg=1,template-value=512,min-threads=4096"),
               HasSubstr("cannot go with min-threads"));
   EXPECT_THAT(Name("template-arg=-1"), HasSubstr("0 to 63"));
+  EXPECT_THAT(Name("template-value=0"), HasSubstr("positive integer"));
 
   // A spec kernel that is not a template instantiation.
   Expected<LaunchSpecFile> G = parseSpec(GeluSpec, "g.json");
   ASSERT_TRUE(bool(G)) << messages(G.takeError());
-  Expected<LaunchOverrides> T = LaunchOverrides::parse("B=512,template-arg=0");
+  Expected<LaunchOverrides> T =
+      LaunchOverrides::parse("B=512,template-arg=0,template-value=512");
   ASSERT_TRUE(bool(T));
   EXPECT_THAT(messages(candidateKernelName(G->Kernels[0], *T).takeError()),
               HasSubstr("is not a template instantiation"));

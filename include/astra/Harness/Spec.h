@@ -338,24 +338,27 @@ struct LaunchOverrides {
   /// grid's extent; elsewhere that extent stays unfolded (block.y = 1). For a
   /// folded kernel with barriers, whose rows cannot return past a bound.
   bool FoldExact = false;
-  /// `template-arg=N`: the candidate is another instantiation of the spec's
-  /// kernel template, its template argument N (0-based, top level) set to
-  /// the candidate's threads per block: `k<256>` runs as `k<512>` under a
-  /// block of 512 (a kernel template whose block size is its template
-  /// parameter). -1: the spec's instantiation.
+  /// `template-arg=N,template-value=V`: the candidate is another
+  /// instantiation of the spec's kernel template, its template argument N
+  /// (0-based, top level) set to V, which must be the candidate's threads
+  /// per block on every shape: `k<256>` runs as `k<512>` under a block of
+  /// 512 (a kernel template whose block size is its template parameter; the
+  /// launch step's `block=` gives V). -1: the spec's instantiation.
   int64_t TemplateArg = -1;
+  int64_t TemplateValue = 0;
 
   bool empty() const {
     return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 && GridYDiv == 1 &&
            MinThreads == 0 && FoldX == 1 && FoldY == 1 && !FoldExact &&
-           !BlockExact && TemplateArg < 0;
+           !BlockExact && TemplateArg < 0 && TemplateValue == 0;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
   /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y` /
-  /// `fold-exact` / `block-exact` (0 or 1) / `template-arg` (0 or more).
+  /// `fold-exact` / `block-exact` (0 or 1) / `template-arg` (0 or more) /
+  /// `template-value`.
   /// Other values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
@@ -363,7 +366,7 @@ struct LaunchOverrides {
            BlockXDiv == O.BlockXDiv && GridYDiv == O.GridYDiv &&
            MinThreads == O.MinThreads && FoldX == O.FoldX && FoldY == O.FoldY &&
            FoldExact == O.FoldExact && BlockExact == O.BlockExact &&
-           TemplateArg == O.TemplateArg;
+           TemplateArg == O.TemplateArg && TemplateValue == O.TemplateValue;
   }
 };
 
@@ -379,12 +382,12 @@ llvm::Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
                                    const LaunchOverrides &O, ResolvedLaunch &L);
 
 /// The instantiation the candidate runs: the spec's kernel name, or with
-/// `template-arg=N` the same template with its top-level argument N set to
-/// the candidate's threads per block (`k<__half, 256>` -> `k<__half, 512>`).
-/// Errors: the spec's kernel is not a template instantiation, has no
-/// integer argument N, the candidate's block differs between shapes, or the
-/// launch is bounded by min-threads (below it the spec's instantiation
-/// would run: one candidate entry cannot be both).
+/// `template-arg=N,template-value=V` the same template with its top-level
+/// argument N set to V (`k<__half, 256>` -> `k<__half, 512>`). Errors: the
+/// spec's kernel is not a template instantiation or has no integer argument
+/// N, V is missing or is not the candidate's threads per block on every
+/// shape, or the launch is bounded by min-threads (below it the spec's
+/// instantiation would run: one candidate entry cannot be both).
 llvm::Expected<std::string> candidateKernelName(const KernelSpec &K,
                                                 const LaunchOverrides &O);
 

@@ -188,9 +188,18 @@ protected:
         continue;
       }
       std::vector<const CUDAKernelCallExpr *> Mine;
+      // Launches in a template (a launcher `template <int B> void
+      // launch()`): their callee is resolved per instantiation, so they are
+      // not edited; each gets a warning.
+      std::vector<std::string> InTemplates;
       for (const CUDAKernelCallExpr *Call : Launches.Calls) {
         const FunctionDecl *Callee = Call->getDirectCallee();
         const CallExpr *Config = Call->getConfig();
+        const auto *Unresolved =
+            dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreParenImpCasts());
+        if (!Callee && Unresolved &&
+            Unresolved->getName().getAsString() == Name)
+          InTemplates.push_back(getLineCol(RC, Call->getBeginLoc()));
         if (Callee && Callee->getNameAsString() == Name && Config &&
             Config->getNumArgs() >= 2)
           Mine.push_back(Call);
@@ -254,6 +263,11 @@ protected:
       // a block size written as a constant changes at the constant.
       std::vector<std::pair<SourceRange, std::string>> Edits;
       std::vector<std::string> Where, Warnings;
+      for (const std::string &At : InTemplates)
+        Warnings.push_back("the launch at " + At +
+                           " is in a template, whose arguments decide its "
+                           "launch: change it by hand, as the launch "
+                           "contract in the plan and the report says");
       if (LB) {
         const Expr *Max = LB->getMaxThreads();
         std::string Why =

@@ -4,7 +4,8 @@
 // instantiation after a launch of the same instantiation, one in a
 // namespace whose name starts with "template", one with a `;` in a comment,
 // two whose copies would be the same instantiation (one copy), an `extern
-// template` declaration (not copied). Refused: a launcher that picks between
+// template` declaration (not copied); a launch in a launcher template is
+// left with a warning. Refused: a launcher that picks between
 // instantiations by size, an explicit instantiation that writes the argument
 // as a constant, one written by a macro.
 // REQUIRES: cuda-headers
@@ -15,6 +16,7 @@
 // RUN: %astra-opt --apply=launch:kernel=twice,block=512,template-arg=1 %s | FileCheck %s --check-prefix=TWICE
 // RUN: %astra-opt --apply=launch:kernel=twice,block=512,template-arg=1 --emit-ptx %s -o %t.ptx
 // RUN: FileCheck %s --check-prefix=TWICE-PTX < %t.ptx
+// RUN: %astra-opt --apply=launch:kernel=launched,block=512,template-arg=0 %s 2>&1 >/dev/null | FileCheck %s --check-prefix=LAUNCHER
 // RUN: not %astra-opt --apply=launch:kernel=dispatch,block=512,template-arg=0 %s 2>&1 | FileCheck %s --check-prefix=DISPATCH
 // RUN: not %astra-opt --apply=launch:kernel=named,block=512,template-arg=0 %s 2>&1 | FileCheck %s --check-prefix=NAMED
 // RUN: not %astra-opt --apply=launch:kernel=macro,block=512,template-arg=0 %s 2>&1 | FileCheck %s --check-prefix=MACRO
@@ -76,6 +78,18 @@ void run_dispatch(float *out, int n) {
     dispatch<256><<<(n + 255) / 256, 256>>>(out, n);
 }
 
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) launched(float *out, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n)
+    out[i] = 9.0f;
+}
+template <int B> void run_launched(float *out, int n) {
+  launched<B><<<(n + B - 1) / B, B>>>(out, n);
+}
+template void run_launched<256>(float *, int);
+template __global__ void launched<256>(float *, int);
+
 constexpr int kNamed = 256;
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) named(float *out, int n) {
@@ -110,6 +124,8 @@ INSTANTIATE_MACRO(256)
 // TWICE-NEXT: {{^}}template __global__ void twice<float, 256>(float *out, int n);
 // TWICE-NOT: {{^}}template __global__ void twice<
 // TWICE-PTX: .entry _Z5twiceIfLi512EEvPT_i(
+
+// LAUNCHER: warning: the launch at {{[0-9:]+}} is in a template, whose arguments decide its launch: change it by hand, as the launch contract in the plan and the report says
 
 // DISPATCH: the file launches dispatch with template argument 0 = 128 and 256 (at {{[0-9:]+}}): a choice between instantiations; change the one you mean by hand
 // NAMED: the explicit instantiation of named at {{[0-9:]+}} writes template argument 0 as `kNamed`: instantiate the new block size by hand

@@ -140,7 +140,8 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
                          : "") +
            (O.TemplateArg >= 0 ? "; the kernel launched is the instantiation "
                                  "`kernel`: the spec's with template argument "
-                                 "template_arg set to the threads per block"
+                                 "template_arg set to template_value, the "
+                                 "threads per block"
                                : "")},
       {"shapes", std::move(Shapes)}};
   // Another instantiation (template-arg): the one a caller launches.
@@ -148,6 +149,7 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
     Expected<std::string> N = candidateKernelName(K, O);
     Contract["kernel"] = N ? *N : "(" + errorText(N.takeError()) + ")";
     Contract["template_arg"] = O.TemplateArg;
+    Contract["template_value"] = O.TemplateValue;
   }
   return Contract;
 }

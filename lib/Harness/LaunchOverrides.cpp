@@ -234,6 +234,19 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
                             Twine(MaxThreadsPerBlock));
     L.Cand.Block[1] = uint32_t(Rows);
   }
+  // A new instantiation (template-arg) is written for its block size: the
+  // candidate must run exactly that many threads per block, on every shape
+  // (generated edge shapes included), or the harness would verify one
+  // instantiation while the file launches another.
+  uint64_t Threads =
+      uint64_t(L.Cand.Block[0]) * L.Cand.Block[1] * L.Cand.Block[2];
+  if (O.TemplateValue && Threads != uint64_t(O.TemplateValue))
+    return makeInputError(
+        "kernel '" + K.Kernel + "': " + What + ": the candidate runs " +
+        Twine(Threads) + " threads per block on {" + S.str() +
+        "}, but its instantiation's block size "
+        "(template-value) is " +
+        Twine(O.TemplateValue) + "; set the tunable variable to match");
   return Error::success();
 }
 
@@ -271,24 +284,6 @@ Expected<std::string> candidateKernelName(const KernelSpec &K,
     return makeInputError(What + ": template argument " + Twine(O.TemplateArg) +
                           " of '" + K.Kernel + "' is not an integer ('" +
                           Args[O.TemplateArg] + "')");
-  // The new argument is the block size: the candidate's threads per block
-  // on every shape (one instantiation runs them all).
-  for (const Shape &S : K.Shapes) {
-    Expected<ResolvedLaunch> L = resolve(K, S);
-    if (!L)
-      return L.takeError();
-    if (Error E = resolveCandidateLaunch(K, S, O, *L))
-      return std::move(E);
-    uint64_t N =
-        uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
-    if (N != uint64_t(O.TemplateValue))
-      return makeInputError(What + ": the candidate runs " + Twine(N) +
-                            " threads per block on {" + S.str() +
-                            "}, but its instantiation's block size "
-                            "(template-value) is " +
-                            Twine(O.TemplateValue) +
-                            "; set the tunable variable to match");
-  }
   std::vector<std::string> New(Args.begin(), Args.end());
   New[O.TemplateArg] = std::to_string(O.TemplateValue);
   return (Name.take_front(Open) + "<" + join(New, ", ") + ">").str();

@@ -338,12 +338,27 @@ TEST(LaunchOverridesTest, NamesTheCandidatesInstantiation) {
   EXPECT_EQ(O->TemplateValue, 64);
   EXPECT_FALSE(O->empty());
   EXPECT_EQ(O->str(), "B=64,template-arg=1,template-value=64");
-  // The new argument is the block size the candidate runs, on every shape.
-  EXPECT_THAT(Name("template-arg=1,template-value=512"),
+  // The new argument is the block size the candidate runs, on every shape
+  // (resolveCandidateLaunch).
+  auto Resolved = [&](StringRef Text) -> std::string {
+    Expected<LaunchOverrides> O = LaunchOverrides::parse(Text);
+    if (!O)
+      return "parse: " + messages(O.takeError());
+    for (const Shape &S : K.Shapes) {
+      Expected<ResolvedLaunch> L = resolve(K, S);
+      if (!L)
+        return "resolve: " + messages(L.takeError());
+      if (Error E = resolveCandidateLaunch(K, S, *O, *L))
+        return "error: " + messages(std::move(E));
+    }
+    return "ok";
+  };
+  EXPECT_EQ(Resolved("B=512,template-arg=1,template-value=512"), "ok");
+  EXPECT_THAT(Resolved("template-arg=1,template-value=512"),
               HasSubstr("runs 128 threads per block on {R=64, C=1000, "
                         "B=128}, but its instantiation's block size "
                         "(template-value) is 512"));
-  EXPECT_THAT(Name("B=512,template-arg=1,template-value=256"),
+  EXPECT_THAT(Resolved("B=512,template-arg=1,template-value=256"),
               HasSubstr("(template-value) is 256"));
   EXPECT_THAT(Name("B=512,template-arg=1"), HasSubstr("go together"));
   EXPECT_THAT(Name("B=512,template-value=512"), HasSubstr("go together"));

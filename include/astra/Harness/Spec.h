@@ -385,9 +385,10 @@ llvm::Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
 /// `template-arg=N,template-value=V` the same template with its top-level
 /// argument N set to V (`k<__half, 256>` -> `k<__half, 512>`). Errors: the
 /// spec's kernel is not a template instantiation or has no integer argument
-/// N, V is missing or is not the candidate's threads per block on every
-/// shape, or the launch is bounded by min-threads (below it the spec's
-/// instantiation would run: one candidate entry cannot be both).
+/// N, one of N and V is missing, or the launch is bounded by min-threads
+/// (below it the spec's instantiation would run: one candidate entry cannot
+/// be both). That V is the candidate's threads per block is checked per
+/// shape by resolveCandidateLaunch.
 llvm::Expected<std::string> candidateKernelName(const KernelSpec &K,
                                                 const LaunchOverrides &O);
 

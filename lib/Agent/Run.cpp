@@ -327,6 +327,15 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
         Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});
       else
         consumeError(L.takeError()); // the harness reports it
+    if (!K->Shapes.empty()) {
+      if (Expected<ResolvedLaunch> L = resolve(*K, K->Shapes.back())) {
+        for (size_t I = 0; I < K->Args.size() && I < L->Args.size(); ++I)
+          if (L->Args[I].IsScalar && !L->Args[I].IsFloat)
+            Ctx.LastShapeScalars[K->Args[I].Name] = L->Args[I].IntValue;
+      } else {
+        consumeError(L.takeError());
+      }
+    }
     Expected<std::unique_ptr<Evaluator>> E = Opts.MakeEvaluator(*K, *OrigPtx);
     if (!E)
       return E.takeError();

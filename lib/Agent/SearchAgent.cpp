@@ -238,13 +238,18 @@ void SearchAgent::expand(const AgentContext &Ctx,
     // loop): its any-grid form covers every element for any grid, so a
     // grid shrunk by the pack width leaves no thread idle. Proposed as one
     // composition: the any-grid form alone is no faster than the default.
-    if (O.Params.Name != "vectorize-loads" || !O.Params.Loop.empty() ||
-        !O.Params.Function.empty() || Ctx.PackWidth < 2 || HasLaunch)
+    // The same for a block-stride loop whose block, at the largest shape,
+    // has more threads than the loop has packs (segment_mean_csr's block of
+    // feat_dim threads): its any-block form under a block divided by the
+    // pack width.
+    if (O.Params.Name != "vectorize-loads" || !O.Params.Function.empty() ||
+        Ctx.PackWidth < 2 || HasLaunch)
       continue;
     RewriteParams Any = O.Params;
     Any.Values["any-grid"] = "1";
     unsigned Div = packsPerAccess(Ctx, O);
-    if (Div < 2)
+    if (Div < 2 ||
+        (!O.Params.Loop.empty() && !blockIdlesPacks(Ctx, Base, O, Div)))
       continue;
     std::vector<std::pair<unsigned, unsigned>> Splits =
         launchSplits(Div, O.BlockSplitOnly);

@@ -32,6 +32,17 @@ unsigned packsPerAccess(const AgentContext &Ctx, const RewriteOption &O) {
   return std::max(1u, Ctx.PackWidth * Bytes / 16);
 }
 
+bool blockIdlesPacks(const AgentContext &Ctx,
+                     const std::vector<std::string> &Base,
+                     const RewriteOption &O, unsigned Div) {
+  if (!O.BlockSplitOnly || O.Extent.empty() || !Ctx.BlockThreadsAfter)
+    return false;
+  auto It = Ctx.LastShapeScalars.find(O.Extent);
+  uint64_t Threads = Ctx.BlockThreadsAfter(Base);
+  return It != Ctx.LastShapeScalars.end() && It->second > 0 && Threads &&
+         Threads * Div > uint64_t(It->second);
+}
+
 std::vector<std::pair<unsigned, unsigned>> launchSplits(unsigned Div,
                                                         bool BlockSplitOnly) {
   std::vector<std::pair<unsigned, unsigned>> Splits;

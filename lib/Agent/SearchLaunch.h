@@ -16,9 +16,18 @@
 
 namespace astra {
 
-/// Elements per access of \p O, a vectorize-loads option at a kernel: the
+/// Elements per access of \p O, a vectorize-loads option: the
 /// kernel's pack width at 16 bytes, scaled by the option's `width`.
 unsigned packsPerAccess(const AgentContext &Ctx, const RewriteOption &O);
+
+/// Whether the block-stride loop of \p O (a vectorize-loads option at a
+/// loop whose any-grid form lets the block shrink) would leave threads idle
+/// with one pack of \p Div elements per thread: at the spec's largest shape,
+/// the block under \p Base's launch has more than extent / Div threads
+/// (the extent a scalar argument of the spec). False when unknown.
+bool blockIdlesPacks(const AgentContext &Ctx,
+                     const std::vector<std::string> &Base,
+                     const RewriteOption &O, unsigned Div);
 
 /// Where the threads of a one-element-per-thread kernel go under the
 /// any-grid form with \p Div elements per access, as (grid-x-div,

@@ -6,12 +6,12 @@
 // launch rewrite's `min-threads=N` makes a change only where the caller's
 // launch (the spec's) has at least N threads, so the search re-proposes a
 // plan whose measurements split that way. A plan mixed against the original
-// (with a division or fold) gets N at its smallest faster shape, when every
-// slower shape lies below it; a plan whose last step changes the launch is
-// compared shape by shape with the plan it extends, and gets N at the split
-// whose larger shapes gain most. N is a shape's thread count, rounded down
-// to a power of two where that stays above the shapes below it (a size a
-// caller can read).
+// (with a division or fold) gets N at its smallest faster shape above every
+// slower one (faster shapes below run the original's launch too); a plan whose
+// last step changes the launch is compared shape by shape with the plan it
+// extends, and gets N at the split whose larger shapes gain most. N is a
+// shape's thread count, rounded down to a power of two where that stays above
+// the shapes below it (a size a caller can read).
 //
 //===----------------------------------------------------------------------===//
 #include "SearchSizeBound.h"
@@ -78,27 +78,31 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
     if (launchStepEditsSource(*Other))
       return;
   }
+  // The bound lies above every slower shape, at the smallest faster one
+  // there; faster shapes below it (segment_mean_csr's single row) give
+  // their gain up: they run the original's launch too.
+  std::vector<std::pair<uint64_t, const ShapeResult *>> Timed;
   uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
-  double LogSum = 0;
-  unsigned Timed = 0;
   for (const ShapeResult &S : H.Result->Shapes) {
     if (S.Generated || !S.Timing)
       continue;
     std::optional<uint64_t> T = threadsOf(Ctx, S.Shape);
     if (!T)
       return;
-    ++Timed;
-    if (S.Timing->Verdict == Verdict::Slower) {
+    Timed.push_back({*T, &S});
+    if (S.Timing->Verdict == Verdict::Slower)
       MaxSlower = std::max(MaxSlower, *T);
-      continue; // the original's launch there
-    }
-    LogSum += std::log(S.Timing->Speedup.Median);
-    if (S.Timing->Verdict == Verdict::Faster)
-      MinFaster = std::min(MinFaster, *T);
   }
+  for (auto [T, S] : Timed)
+    if (S->Timing->Verdict == Verdict::Faster && T > MaxSlower)
+      MinFaster = std::min(MinFaster, T);
   std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
-  if (!Timed || !Bound)
+  if (Timed.empty() || !Bound)
     return;
+  double LogSum = 0; // the original's launch below the bound: 1x there
+  for (auto [T, S] : Timed)
+    if (T >= *Bound)
+      LogSum += std::log(S->Timing->Speedup.Median);
   RewriteParams P = Div->second;
   P.Values["min-threads"] = std::to_string(*Bound);
   SizeBoundProposal SP;
@@ -108,8 +112,8 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   SP.Then.insert(SP.Then.end(), H.Cand.Steps.begin() + Div->first + 1,
                  H.Cand.Steps.end());
   auto B = JudgedSpeedup.find(formatSteps(SP.Base));
-  SP.Gain =
-      std::exp(LogSum / Timed) / (B == JudgedSpeedup.end() ? 1.0 : B->second);
+  SP.Gain = std::exp(LogSum / Timed.size()) /
+            (B == JudgedSpeedup.end() ? 1.0 : B->second);
   SP.Rationale = "was mixed (slower on the smaller launches): the same plan "
                  "with the launch divided only from " +
                  std::to_string(*Bound) + " threads on";

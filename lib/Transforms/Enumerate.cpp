@@ -177,6 +177,8 @@ Error OptionCollector::tryOption(const RewriteParams &P, unsigned SiteIndex) {
       O.GridDim = S.GridDim;
     if (S.BlockDim)
       O.BlockDim = S.BlockDim;
+    if (!S.Extent.empty())
+      O.Extent = S.Extent;
   }
   O.Detail = join(Details, "; ");
   O.Assumes = join(Assumes, "; ");

@@ -53,8 +53,10 @@
 #include "FreshName.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
+#include "VectorizeLoadsMemory.h"
 #include "VectorizeLoadsPlan.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Frontend/LoopForm.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -90,7 +92,10 @@ public:
                       "so that launch:grid-x-div may shrink the grid; at a "
                       "per-block index (threadIdx alone), for any block "
                       "(block-stride), so that launch:block-x-div may "
-                      "shrink the block"};
+                      "shrink the block; at a block-stride loop (loop=), "
+                      "packs only where the block does not cover the loop "
+                      "in one step, so that launch:block-x-div may shrink "
+                      "the block"};
     return {Width, AnyGrid};
   }
   Scope getScope() const override { return Scope::Loop; }
@@ -214,9 +219,7 @@ protected:
         unsigned LoopAt =
             SM.getFileOffset(SM.getFileLoc(Loops[I]->getBeginLoc()));
         std::string Why =
-            *AnyGrid ? "any-grid=1 applies to one-element-per-thread kernels "
-                       "only"
-            : ThreadApplies && LoopAt >= Begin && LoopAt < End
+            ThreadApplies && LoopAt >= Begin && LoopAt < End
                 ? "inside the per-thread body that this run vectorizes as a "
                   "whole"
                 : analyzeVectorLoop(Ctx, K, Loops[I],
@@ -224,6 +227,24 @@ protected:
                                     Where);
         if (Why.empty())
           Why = findImpossibleGuard(*Plan);
+        // A block-stride loop covers every element for any block: its
+        // any-block form lets launch:block-x-div shrink the block, where
+        // the rest of the kernel does not care how many threads it has.
+        std::string AnyBlockWhy =
+            "any-grid=1 at a loop applies to block-stride loops only "
+            "(threadIdx.x and blockDim.x)";
+        SourceLocation AnyWhere;
+        if (Why.empty() && Plan->Partition == LoopPartition::Block)
+          AnyBlockWhy = vectorize::whyNotAnyBlockLoop(
+              K, cast<ForStmt>(Loops[I]),
+              analyzeLoopForm(Ctx, Loops[I], nullptr).IV, Plan->PartitionDim,
+              AnyWhere);
+        if (Why.empty() && *AnyGrid && !AnyBlockWhy.empty()) {
+          Why = AnyBlockWhy;
+          if (AnyWhere.isValid())
+            Where = AnyWhere;
+        }
+        Plan->AnyGrid = *AnyGrid;
         if (Where.isInvalid())
           Where = Loops[I]->getBeginLoc();
         Site.Loc = RC.getDiagLoc(Where);
@@ -236,6 +257,15 @@ protected:
         Site.ChangesRounding = Plan->RegroupsFloatReduction;
         Site.Reassociates = Plan->RegroupsFloatReduction;
         Site.Detail = describe(*Plan);
+        if (AnyBlockWhy.empty()) {
+          Site.BlockSplitOnly = true;
+          Site.BlockDim = 'x';
+          Site.Extent = Plan->End;
+          if (*AnyGrid)
+            Site.Detail += "; any block: packs only where the block does "
+                           "not cover the loop in one step (only "
+                           "launch:block-x-div may follow, not grid-x-div)";
+        }
         const auto *For = cast<ForStmt>(Loops[I]);
         Sites.push_back(
             {std::move(Site), [For, Plan](EditBatch &Edits) {

@@ -103,6 +103,7 @@ std::string LoopAnalyzer::checkHeader(SourceLocation &Where) {
 /// thread the vector chunks with its original start and step.
 std::string LoopAnalyzer::checkPartition(const LoopForm &F) {
   Plan.Partition = F.Partition;
+  Plan.PartitionDim = F.Dim;
   switch (F.Partition) {
   case LoopPartition::Sequential:
     return "";

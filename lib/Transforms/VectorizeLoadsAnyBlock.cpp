@@ -30,6 +30,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 using namespace llvm;
@@ -158,16 +159,14 @@ struct SharedScalarWrites : RecursiveASTVisitor<SharedScalarWrites> {
 
 } // namespace
 
-std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
-                           char ThreadDim, const VarUses &Writes,
-                           ArrayRef<const Stmt *> Around,
-                           SourceLocation &Where) {
-  BlockSizeUses Uses;
-  Uses.TraverseStmt(Kernel->getBody());
-  if (Uses.BlockDim.isValid()) {
-    Where = Uses.BlockDim;
-    return "the kernel reads blockDim, whose value a smaller block changes";
-  }
+/// Why the statements \p Around, each thread's for its original index,
+/// may act differently when the block has fewer threads: a warp collective
+/// (a warp may be left partial), or a write to memory that not only thread
+/// 0 makes (`if (<IndexName> == 0)`, \p IV the index variable or null).
+static std::string whyAroundDiffers(const VarDecl *IV, StringRef IndexName,
+                                    char ThreadDim, const VarUses &Writes,
+                                    ArrayRef<const Stmt *> Around,
+                                    SourceLocation &Where) {
   for (const Stmt *S : Around) {
     BlockSizeUses A;
     A.TraverseStmt(const_cast<Stmt *>(S));
@@ -184,7 +183,6 @@ std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
     collectEveryThread(S, IV, ThreadDim, Every);
   MemoryUses M;
   scanMemory(Writes, Every, M);
-  std::string Index = IV->getNameAsString();
   // A call that may write memory is refused before (findMemoryClash: it
   // may access the region's memory too).
   auto Written = [&](const VarDecl *Root, SourceLocation Loc) {
@@ -192,7 +190,7 @@ std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
     return "'" + (Root ? Root->getNameAsString() : std::string("memory")) +
            "' is written outside the per-element statements, and not only "
            "on thread 0 (`if (" +
-           Index +
+           IndexName.str() +
            " == 0)`): a smaller block would leave the writes of its missing "
            "threads out";
   };
@@ -205,6 +203,129 @@ std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
   if (Scalars.Var)
     return Written(Scalars.Var, Scalars.Loc);
   return "";
+}
+
+std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
+                           char ThreadDim, const VarUses &Writes,
+                           ArrayRef<const Stmt *> Around,
+                           SourceLocation &Where) {
+  BlockSizeUses Uses;
+  Uses.TraverseStmt(Kernel->getBody());
+  if (Uses.BlockDim.isValid()) {
+    Where = Uses.BlockDim;
+    return "the kernel reads blockDim, whose value a smaller block changes";
+  }
+  return whyAroundDiffers(IV, IV->getName(), ThreadDim, Writes, Around, Where);
+}
+
+namespace {
+/// In a block-stride loop's kernel: the first read of blockDim.<Dim>
+/// outside the loop's step (\p Skip), and, within the loop's body, the
+/// first use of the thread's index other than through the loop's variable
+/// and the first barrier or warp collective.
+struct LoopBlockUses : RecursiveASTVisitor<LoopBlockUses> {
+  const Stmt *Skip = nullptr, *Body = nullptr;
+  /// The loop's own variables (its index and what its body declares):
+  /// they depend on the thread through the index only.
+  llvm::SmallPtrSet<const VarDecl *, 8> Own;
+  char Dim = 'x';
+  DependenceInfo *Deps = nullptr;
+  SourceLocation BlockDim, ThreadInBody, CallInBody;
+  std::string CallName, ThreadVar;
+  unsigned InBody = 0;
+  bool TraverseStmt(Stmt *S) {
+    if (!S || S == Skip)
+      return true;
+    bool Enter = S == Body;
+    InBody += Enter;
+    bool R = RecursiveASTVisitor::TraverseStmt(S);
+    InBody -= Enter;
+    return R;
+  }
+  bool VisitExpr(Expr *E) {
+    char D;
+    if (BlockDim.isInvalid() && matchBuiltin(E, "blockDim", D) && D == Dim)
+      BlockDim = E->getBeginLoc();
+    if (InBody && ThreadInBody.isInvalid() && matchBuiltin(E, "threadIdx", D) &&
+        D == Dim)
+      ThreadInBody = E->getBeginLoc();
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (InBody && VD && !Own.count(VD) && ThreadInBody.isInvalid() &&
+        (Deps->get(DR) & (depBit(DepTid, Dim) | DepUnknown))) {
+      ThreadInBody = DR->getBeginLoc();
+      ThreadVar = VD->getNameAsString();
+    }
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (InBody && CallInBody.isInvalid() && F && F->getIdentifier() &&
+        isBarrierOrCollective(F->getName())) {
+      CallInBody = C->getBeginLoc();
+      CallName = F->getName().str();
+    }
+    return true;
+  }
+};
+} // namespace
+
+std::string whyNotAnyBlockLoop(const FunctionDecl *Kernel, const ForStmt *Loop,
+                               const VarDecl *IV, char Dim,
+                               SourceLocation &Where) {
+  Where = Loop->getBeginLoc();
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Kernel->getBody());
+  if (!Body || !is_contained(Body->body(), Loop))
+    return "the loop is not a statement of the kernel's body (it sits in "
+           "a branch or another loop)";
+  if (Dim != 'x')
+    return std::string("the loop strides over blockDim.") + Dim +
+           "; only the block's x extent is divided";
+  VarUses Writes;
+  Writes.collect(Body);
+  DependenceInfo Deps(Writes);
+  LoopBlockUses U;
+  U.Skip = Loop->getInc();
+  U.Body = Loop->getBody();
+  U.Own.insert(IV);
+  struct Decls : RecursiveASTVisitor<Decls> {
+    llvm::SmallPtrSet<const VarDecl *, 8> *Out;
+    bool VisitVarDecl(VarDecl *VD) {
+      Out->insert(VD);
+      return true;
+    }
+  } D;
+  D.Out = &U.Own;
+  D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+  U.Dim = Dim;
+  U.Deps = &Deps;
+  U.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  if (U.BlockDim.isValid()) {
+    Where = U.BlockDim;
+    return "the kernel reads blockDim.x outside the loop's step, and a "
+           "smaller block changes its value";
+  }
+  if (U.ThreadInBody.isValid()) {
+    Where = U.ThreadInBody;
+    return U.ThreadVar.empty()
+               ? std::string("the loop's body reads threadIdx.x")
+               : "the loop's body reads '" + U.ThreadVar +
+                     "', which depends on the thread (threadIdx.x) other "
+                     "than through the loop's variable: its value changes "
+                     "with the block";
+  }
+  if (U.CallInBody.isValid()) {
+    Where = U.CallInBody;
+    return "the loop's body calls " + U.CallName +
+           ", which must see every thread's original iterations";
+  }
+  std::vector<const Stmt *> Around;
+  for (const Stmt *S : Body->body())
+    if (S != Loop)
+      Around.push_back(S);
+  return whyAroundDiffers(nullptr, "threadIdx.x", Dim, Writes, Around, Where);
 }
 
 } // namespace vectorize

@@ -433,8 +433,20 @@ std::string generateVectorLoop(const VecLoopPlan &Plan) {
   // element per thread: packs would leave W - 1 of W threads idle and make
   // each busy one W times longer (0.66x at gelu_tanh_and_mul's T=1 on an
   // H100), so the original runs there.
+  // The same for a block-stride loop in the any-block form (`any-grid=1`):
+  // under the spec's block, with a thread per element (segment_mean_csr's
+  // block of feat_dim threads), the original runs (0.71x with packs at
+  // R=1024 on an H100); under launch:block-x-div the packs do. The marker
+  // line lets the launch rewrite divide the block; the next line must read
+  // the stride (LaunchChecks.cpp).
+  if (Plan.Partition == LoopPartition::Block && Plan.AnyGrid)
+    OS << "// " << AnyBlockMarker << "\n";
   if (Plan.Partition == LoopPartition::Grid)
     writeGuard(OS, Plan, {paren(Plan.Step) + " < " + paren(Plan.End)});
+  else if (Plan.Partition == LoopPartition::Block && Plan.AnyGrid)
+    writeGuard(OS, Plan,
+               {"static_cast<" + Plan.IVType + ">(" + Plan.Step + ") < " +
+                paren(Plan.End)});
   else
     writeGuard(OS, Plan);
   writeVectorLoop(OS, Plan);

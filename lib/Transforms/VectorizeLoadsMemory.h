@@ -59,6 +59,20 @@ std::string whyNotAnyBlock(const clang::FunctionDecl *Kernel,
                            llvm::ArrayRef<const clang::Stmt *> Around,
                            clang::SourceLocation &Where);
 
+/// Why a block-stride loop (`for (i = threadIdx.x; i < n; i += blockDim.x)`,
+/// \p IV its variable, \p Dim its dimension) of \p Kernel may not run
+/// with a smaller block: the loop covers every element for any block, so
+/// the rest must not care how many threads the block has. Refused: a loop
+/// that is not a statement of the kernel's body, a dimension other than x,
+/// blockDim.x read outside the loop's step, a body that depends on the
+/// thread other than through \p IV or calls a barrier or warp collective,
+/// and statements around that write memory not only on thread 0 or call a
+/// warp collective. Empty when none holds; else \p Where is set.
+std::string whyNotAnyBlockLoop(const clang::FunctionDecl *Kernel,
+                               const clang::ForStmt *Loop,
+                               const clang::VarDecl *IV, char Dim,
+                               clang::SourceLocation &Where);
+
 } // namespace vectorize
 } // namespace astra
 

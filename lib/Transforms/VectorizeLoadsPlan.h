@@ -46,6 +46,7 @@ struct VecLoopPlan {
   /// threads, partition [0, n); each thread then takes vector chunks with
   /// the same start and step).
   LoopPartition Partition = LoopPartition::Sequential;
+  char PartitionDim = 0; ///< the dimension of a Block or Grid partition
   std::string IVType; ///< type of the induction variable as written
   std::string IVName;
   std::string Start, End, Step;    ///< loop bounds as written
@@ -117,7 +118,10 @@ struct VecLoopPlan {
   /// that `launch:grid-x-div` may shrink the grid. With a per-block index it
   /// is the any-block form: block-stride, for any block, so that
   /// `launch:block-x-div` may shrink the block (never the grid, which
-  /// indexes other things).
+  /// indexes other things). At a block-stride loop (`loop=`), which covers
+  /// every element for any block already, it is the loop form marked as the
+  /// any-block form, with packs only where the block does not cover the loop
+  /// in one step (VectorizeLoadsCodegen.cpp, generateVectorLoop).
   bool AnyGrid = false;
   /// For a per-block index: why the statements around the region may act
   /// differently with a smaller block (VectorizeLoadsAnyBlock.cpp); empty

@@ -169,6 +169,19 @@ static std::string formatOptionsJson(const std::vector<RewriteOption> &All,
         {"assumes",
          O.Assumes.empty() ? json::Value(nullptr) : json::Value(O.Assumes)},
     };
+    // Which launch divisions the option's any-grid form allows (the search
+    // composes them, docs/agents.md).
+    if (O.BlockSplitOnly || O.GridDim || O.BlockDim) {
+      auto Dim = [](char D) {
+        return D ? json::Value(std::string(1, D)) : json::Value(nullptr);
+      };
+      Obj["any_grid"] =
+          json::Object{{"block_only", O.BlockSplitOnly},
+                       {"grid_dim", Dim(O.GridDim)},
+                       {"block_dim", Dim(O.BlockDim)},
+                       {"extent", O.Extent.empty() ? json::Value(nullptr)
+                                                   : json::Value(O.Extent)}};
+    }
     if (I < Fx.size())
       Obj["effects"] = formatEffectJson(Fx[I]);
     Arr.push_back(std::move(Obj));

@@ -13,6 +13,7 @@
 
 #include "astra/Harness/Verify.h"
 #include "astra/Transforms/Enumerate.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <functional>
@@ -101,6 +102,10 @@ struct AgentContext {
   /// threads of its launch in all: where a size-dependent launch
   /// (`launch:min-threads=N`) would start.
   std::vector<std::pair<std::string, uint64_t>> ShapeThreads;
+  /// The integer scalar arguments at the spec's last (largest) shape, by
+  /// name (`feat_dim` = 128): whether a block-stride loop's block covers
+  /// its extent.
+  llvm::StringMap<int64_t> LastShapeScalars;
   /// fold-blocks steps with the bound the spec gives
   /// (`fold-blocks:kernel=k,dim=y,bound=num_heads`: the grid's y extent is
   /// the scalar argument num_heads's value); a fold whose kernel guards its

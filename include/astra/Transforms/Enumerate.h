@@ -40,6 +40,8 @@ struct RewriteOption {
   bool BlockSplitOnly = false;
   /// The dimensions its any-grid form's stride reads (RewriteSite).
   char GridDim = 0, BlockDim = 0;
+  /// The bound of a block-stride loop whose block may shrink (RewriteSite).
+  std::string Extent;
 };
 
 /// Every combination of the values a search tries for \p R's parameters

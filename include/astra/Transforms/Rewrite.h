@@ -114,6 +114,11 @@ struct RewriteSite {
   /// blockDim.x`: 'y' and 'x'; GridDim 0 in the any-block form): which
   /// extents a launch may divide (grid-y-div, block-x-div). 0 when none.
   char GridDim = 0, BlockDim = 0;
+  /// A block-stride loop whose any-grid form lets a launch divide the block
+  /// (vectorize-loads at `loop=`, BlockSplitOnly): the loop's bound as
+  /// written (`feat_dim`), so that the search divides the block only where
+  /// it covers the loop in fewer than one pack per thread. Empty otherwise.
+  std::string Extent;
   /// A risk of applying it that the user should see (a factor that may put
   /// an array in local memory); printed as a warning by --apply. Empty if
   /// none.

@@ -183,3 +183,19 @@ __global__ void blockRow(float *out, float *tag, const float *a,
   if (i == 0)
     tag[row] = s;
 }
+
+// A block-stride feature loop with a sequential inner loop over a row's
+// neighbours (segment_mean_csr): the original launch has a thread per
+// feature; the any-block form of the loop runs under any block.
+__global__ void blockLoop(float *out, float *tag, const int *idx,
+                          const float *x, int deg, int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x) {
+    float s = 0.0f;
+    for (int e = 0; e < deg; ++e)
+      s += x[(long)idx[r * deg + e] * f + c];
+    out[(long)r * f + c] = s * 0.5f;
+  }
+  if (threadIdx.x == 0)
+    tag[r] = 1.0f + r;
+}

@@ -196,6 +196,16 @@ static void runAnyBlock() {
         launch(R, Block, [&] { blockRow(RowOut.P, RowTag.P, RowA.P, W.P, F, Ld); });
         hash("blockRow", RowOut.P, 1L * R * Ld);
         hash("blockRow.tag", RowTag.P, R);
+        const int Deg = 3, Src = 5;
+        Buf<int> Idx(1L * R * Deg, 0, 0, true);
+        for (long K = 0; K < 1L * R * Deg; ++K)
+          Idx.P[K] = int((K * 7 + 2) % Src);
+        Buf<float> X(1L * Src * F, Off, 24, false),
+            LoopOut(1L * R * F, Off, 0, true), LoopTag(R, 0, 0, true);
+        launch(R, Block,
+               [&] { blockLoop(LoopOut.P, LoopTag.P, Idx.P, X.P, Deg, F); });
+        hash("blockLoop", LoopOut.P, 1L * R * F);
+        hash("blockLoop.tag", LoopTag.P, R);
         std::printf("\n");
       }
   std::fprintf(stderr, "any-block vector moves: %ld\n", VectorMoves);

@@ -1,0 +1,86 @@
+//===- SizeBoundTest.cpp - Launches bounded by a size ---------------------===//
+#include "SearchSizeBound.h"
+#include "gtest/gtest.h"
+#include <cmath>
+
+using namespace astra;
+
+namespace {
+
+/// A judged plan, mixed, with one speedup and verdict per shape.
+Evaluation
+mixedPlan(const std::vector<std::string> &Steps,
+          const std::vector<std::tuple<std::string, Verdict, double>> &Shapes) {
+  Evaluation E;
+  E.Cand.Steps = Steps;
+  VerifyResult R;
+  R.Verdict = Verdict::Mixed;
+  R.GeoMeanSpeedup = 1.1;
+  for (const auto &[Name, V, Speedup] : Shapes) {
+    ShapeResult S;
+    S.Shape = Name;
+    S.Checked = S.Correct = true;
+    TimingResult T;
+    T.Verdict = V;
+    T.Speedup.Median = Speedup;
+    S.Timing = T;
+    R.Shapes.push_back(S);
+  }
+  E.Result = R;
+  return E;
+}
+
+const std::vector<std::string> Plan = {"vectorize-loads:loop=k:L0,any-grid=1",
+                                       "launch:kernel=k,block-x-div=4"};
+
+TEST(SizeBound, FasterShapesBelowTheSlowerOnesGiveTheirGainUp) {
+  // sage_mean_concat on an H100: faster on the single row and on 1024 rows,
+  // slower at 2^21 threads (F=602), faster again at 23M threads. The bound
+  // goes above the slower shape; the shapes below it count as 1x.
+  AgentContext Ctx;
+  Ctx.ShapeThreads = {{"R=1", 128},
+                      {"R=1024", 131072},
+                      {"F=602", 2097152},
+                      {"R=180224", 23068672}};
+  std::vector<Evaluation> History = {
+      mixedPlan(Plan, {{"R=1", Verdict::Faster, 1.126},
+                       {"R=1024", Verdict::Faster, 1.066},
+                       {"F=602", Verdict::Slower, 0.867},
+                       {"R=180224", Verdict::Faster, 1.496}})};
+  Ctx.History = &History;
+  std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_EQ(P[0].Option, Plan[0]);
+  ASSERT_EQ(P[0].Then.size(), 1u);
+  EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=16777216");
+  EXPECT_NEAR(P[0].Gain, std::pow(1.496, 0.25), 1e-9);
+}
+
+TEST(SizeBound, NoBoundWhenTheSlowerShapeIsTheLargest) {
+  AgentContext Ctx;
+  Ctx.ShapeThreads = {{"small", 128}, {"large", 23068672}};
+  std::vector<Evaluation> History = {
+      mixedPlan(Plan, {{"small", Verdict::Faster, 1.2},
+                       {"large", Verdict::Slower, 0.9}})};
+  Ctx.History = &History;
+  EXPECT_TRUE(sizeBoundProposals(Ctx, {}).empty());
+}
+
+TEST(SizeBound, UnchangedShapesBelowTheBoundCountAsOriginal) {
+  // Slower at 2^18 threads, unchanged at 2^20, faster from 2^22: the
+  // bound is 2^22 rounded down to a power of two above 2^18 (4194304), and
+  // the unchanged shape below it runs the original (1x), not its 0.995x.
+  AgentContext Ctx;
+  Ctx.ShapeThreads = {{"a", 262144}, {"b", 1048576}, {"c", 4194304}};
+  std::vector<Evaluation> History = {
+      mixedPlan(Plan, {{"a", Verdict::Slower, 0.77},
+                       {"b", Verdict::NoChange, 0.995},
+                       {"c", Verdict::Faster, 1.5}})};
+  Ctx.History = &History;
+  std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=4194304");
+  EXPECT_NEAR(P[0].Gain, std::cbrt(1.5), 1e-9);
+}
+
+} // namespace

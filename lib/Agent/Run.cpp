@@ -227,9 +227,11 @@ static std::vector<std::string> coarsenSteps(const CompileSetup &Setup,
   return {Step};
 }
 
-/// The threads per block of \p K's last shape under the launch of \p Steps.
+/// The threads per block of \p K's last shape under the launch of \p Steps,
+/// all of them or (\p XOnly) the block's x extent.
 static uint64_t blockThreadsAfter(const KernelSpec &K, StringRef Source,
-                                  const std::vector<std::string> &Steps) {
+                                  const std::vector<std::string> &Steps,
+                                  bool XOnly = false) {
   if (K.Shapes.empty())
     return 0;
   Expected<LaunchOverrides> O = launchOverridesOf(Steps, Source);
@@ -247,6 +249,8 @@ static uint64_t blockThreadsAfter(const KernelSpec &K, StringRef Source,
     consumeError(std::move(E));
     return 0;
   }
+  if (XOnly)
+    return L->Cand.Block[0];
   return uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
 }
 
@@ -318,6 +322,10 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.BlockThreadsAfter = [K, Source = KI->Name](
                                 const std::vector<std::string> &Steps) {
       return blockThreadsAfter(*K, Source, Steps);
+    };
+    Ctx.BlockXAfter = [K, Source =
+                              KI->Name](const std::vector<std::string> &Steps) {
+      return blockThreadsAfter(*K, Source, Steps, /*XOnly=*/true);
     };
     Ctx.KernelAfter = [K](const std::vector<std::string> &Steps) {
       return kernelAfter(*K, Steps);

@@ -35,10 +35,10 @@ unsigned packsPerAccess(const AgentContext &Ctx, const RewriteOption &O) {
 bool blockIdlesPacks(const AgentContext &Ctx,
                      const std::vector<std::string> &Base,
                      const RewriteOption &O, unsigned Div) {
-  if (!O.BlockSplitOnly || O.Extent.empty() || !Ctx.BlockThreadsAfter)
+  if (!O.BlockSplitOnly || O.Extent.empty() || !Ctx.BlockXAfter)
     return false;
   auto It = Ctx.LastShapeScalars.find(O.Extent);
-  uint64_t Threads = Ctx.BlockThreadsAfter(Base);
+  uint64_t Threads = Ctx.BlockXAfter(Base);
   return It != Ctx.LastShapeScalars.end() && It->second > 0 && Threads &&
          Threads * Div > uint64_t(It->second);
 }

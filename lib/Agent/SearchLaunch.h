@@ -23,7 +23,7 @@ unsigned packsPerAccess(const AgentContext &Ctx, const RewriteOption &O);
 /// Whether the block-stride loop of \p O (a vectorize-loads option at a
 /// loop whose any-grid form lets the block shrink) would leave threads idle
 /// with one pack of \p Div elements per thread: at the spec's largest shape,
-/// the block under \p Base's launch has more than extent / Div threads
+/// the block's x extent under \p Base's launch is more than extent / Div
 /// (the extent a scalar argument of the spec). False when unknown.
 bool blockIdlesPacks(const AgentContext &Ctx,
                      const std::vector<std::string> &Base,

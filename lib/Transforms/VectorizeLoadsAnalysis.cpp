@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
 #include "VectorizeLoadsBody.h"
+#include "VectorizeLoadsMemory.h"
 #include "VectorizeLoadsPairs.h"
 #include "VectorizeLoadsPlan.h"
 #include "VectorizeLoadsUtil.h"
@@ -340,6 +341,11 @@ std::string LoopAnalyzer::run(SourceLocation &Where) {
   Where = Loop->getBeginLoc();
   if (std::string Why = checkHeader(Where); !Why.empty())
     return Why;
+  if (PartitionDeps)
+    if (std::string Why =
+            vectorize::whyNotReassignable(K, Loop, IV, PartitionDeps, Where);
+        !Why.empty())
+      return Why;
   BodyFacts Facts;
   std::string Why = analyzeBody(Ctx, Loop, IV, Facts, Where);
   if (Why.empty())

@@ -116,7 +116,9 @@ struct BlockSizeUses : RecursiveASTVisitor<BlockSizeUses> {
     if (!F || Collective.isValid() || !F->getIdentifier())
       return true;
     StringRef N = F->getName();
-    if (isBarrierOrCollective(N) && !N.starts_with("__syncthreads") &&
+    // __syncthreads_count / _and / _or return what the block's threads
+    // passed: a smaller block changes it.
+    if (isBarrierOrCollective(N) && N != "__syncthreads" &&
         !N.starts_with("__barrier")) {
       Collective = C->getBeginLoc();
       CollectiveName = N.str();
@@ -183,8 +185,14 @@ static std::string whyAroundDiffers(const VarDecl *IV, StringRef IndexName,
     collectEveryThread(S, IV, ThreadDim, Every);
   MemoryUses M;
   scanMemory(Writes, Every, M);
-  // A call that may write memory is refused before (findMemoryClash: it
-  // may access the region's memory too).
+  // A call that may write memory (the per-block form refuses it before, in
+  // findMemoryClash, since it may access the region's memory too).
+  if (M.UnknownCall.isValid()) {
+    Where = M.UnknownCall;
+    return "a call outside the per-element statements may write memory, "
+           "and not only on thread 0: a smaller block would leave the "
+           "writes of its missing threads out";
+  }
   auto Written = [&](const VarDecl *Root, SourceLocation Loc) {
     Where = Loc;
     return "'" + (Root ? Root->getNameAsString() : std::string("memory")) +
@@ -220,18 +228,16 @@ std::string whyNotAnyBlock(const FunctionDecl *Kernel, const VarDecl *IV,
 
 namespace {
 /// In a block-stride loop's kernel: the first read of blockDim.<Dim>
-/// outside the loop's step (\p Skip), and, within the loop's body, the
-/// first use of the thread's index other than through the loop's variable
-/// and the first barrier or warp collective.
+/// outside the loop's step (\p Skip), or of blockDim as a whole; the first
+/// call of a function of the user's code that reads the thread's or block's
+/// index or size; within the loop's body, the first barrier or warp
+/// collective. (What the body reads of the thread is whyNotReassignable's.)
 struct LoopBlockUses : RecursiveASTVisitor<LoopBlockUses> {
   const Stmt *Skip = nullptr, *Body = nullptr;
-  /// The loop's own variables (its index and what its body declares):
-  /// they depend on the thread through the index only.
-  llvm::SmallPtrSet<const VarDecl *, 8> Own;
   char Dim = 'x';
-  DependenceInfo *Deps = nullptr;
-  SourceLocation BlockDim, ThreadInBody, CallInBody;
-  std::string CallName, ThreadVar;
+  SourceLocation BlockDim, StateCall, CallInBody;
+  std::string CallName, StateCallName;
+  SmallVector<SourceLocation, 8> OtherDims; ///< blockDim.<other dims> read
   unsigned InBody = 0;
   bool TraverseStmt(Stmt *S) {
     if (!S || S == Skip)
@@ -244,28 +250,34 @@ struct LoopBlockUses : RecursiveASTVisitor<LoopBlockUses> {
   }
   bool VisitExpr(Expr *E) {
     char D;
-    if (BlockDim.isInvalid() && matchBuiltin(E, "blockDim", D) && D == Dim)
+    if (!matchBuiltin(E, "blockDim", D))
+      return true;
+    if (D != Dim)
+      OtherDims.push_back(E->getBeginLoc());
+    else if (BlockDim.isInvalid())
       BlockDim = E->getBeginLoc();
-    if (InBody && ThreadInBody.isInvalid() && matchBuiltin(E, "threadIdx", D) &&
-        D == Dim)
-      ThreadInBody = E->getBeginLoc();
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *DR) {
-    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-    if (InBody && VD && !Own.count(VD) && ThreadInBody.isInvalid() &&
-        (Deps->get(DR) & (depBit(DepTid, Dim) | DepUnknown))) {
-      ThreadInBody = DR->getBeginLoc();
-      ThreadVar = VD->getNameAsString();
-    }
+    // blockDim as a whole (`dim3 b = blockDim;`): the enclosing
+    // `blockDim.y`, when there is one, was visited first.
+    if (DR->getDecl()->getName() == "blockDim" && BlockDim.isInvalid() &&
+        !is_contained(OtherDims, DR->getBeginLoc()))
+      BlockDim = DR->getBeginLoc();
     return true;
   }
   bool VisitCallExpr(CallExpr *C) {
     const FunctionDecl *F = C->getDirectCallee();
-    if (InBody && CallInBody.isInvalid() && F && F->getIdentifier() &&
+    if (!F || !F->getIdentifier())
+      return true;
+    if (InBody && CallInBody.isInvalid() &&
         isBarrierOrCollective(F->getName())) {
       CallInBody = C->getBeginLoc();
       CallName = F->getName().str();
+    }
+    if (StateCall.isInvalid() && readsThreadState(F)) {
+      StateCall = C->getBeginLoc();
+      StateCallName = F->getNameAsString();
     }
     return true;
   }
@@ -283,13 +295,31 @@ std::string whyNotAnyBlockLoop(const FunctionDecl *Kernel, const ForStmt *Loop,
   if (Dim != 'x')
     return std::string("the loop strides over blockDim.") + Dim +
            "; only the block's x extent is divided";
-  VarUses Writes;
-  Writes.collect(Body);
-  DependenceInfo Deps(Writes);
   LoopBlockUses U;
   U.Skip = Loop->getInc();
   U.Body = Loop->getBody();
-  U.Own.insert(IV);
+  U.Dim = Dim;
+  U.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  if (U.BlockDim.isValid()) {
+    Where = U.BlockDim;
+    return "the kernel reads blockDim.x outside the loop's step, and a "
+           "smaller block changes its value";
+  }
+  if (U.StateCall.isValid()) {
+    Where = U.StateCall;
+    return "the kernel calls " + U.StateCallName +
+           ", which reads the thread's or block's index or size";
+  }
+  if (U.CallInBody.isValid()) {
+    Where = U.CallInBody;
+    return "the loop's body calls " + U.CallName +
+           ", which must see every thread's original iterations";
+  }
+  // A value the body carries out of the loop (a partial sum, a count):
+  // each thread's share of the elements changes with the block, and the
+  // threads past a smaller block's end carry nothing.
+  llvm::SmallPtrSet<const VarDecl *, 8> Own;
+  Own.insert(IV);
   struct Decls : RecursiveASTVisitor<Decls> {
     llvm::SmallPtrSet<const VarDecl *, 8> *Out;
     bool VisitVarDecl(VarDecl *VD) {
@@ -297,30 +327,17 @@ std::string whyNotAnyBlockLoop(const FunctionDecl *Kernel, const ForStmt *Loop,
       return true;
     }
   } D;
-  D.Out = &U.Own;
+  D.Out = &Own;
   D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
-  U.Dim = Dim;
-  U.Deps = &Deps;
-  U.TraverseStmt(const_cast<CompoundStmt *>(Body));
-  if (U.BlockDim.isValid()) {
-    Where = U.BlockDim;
-    return "the kernel reads blockDim.x outside the loop's step, and a "
-           "smaller block changes its value";
-  }
-  if (U.ThreadInBody.isValid()) {
-    Where = U.ThreadInBody;
-    return U.ThreadVar.empty()
-               ? std::string("the loop's body reads threadIdx.x")
-               : "the loop's body reads '" + U.ThreadVar +
-                     "', which depends on the thread (threadIdx.x) other "
-                     "than through the loop's variable: its value changes "
-                     "with the block";
-  }
-  if (U.CallInBody.isValid()) {
-    Where = U.CallInBody;
-    return "the loop's body calls " + U.CallName +
-           ", which must see every thread's original iterations";
-  }
+  VarUses BodyWrites;
+  BodyWrites.collect(Loop->getBody());
+  for (const VarDecl *V : BodyWrites.Modified)
+    if (!Own.count(V) && V->hasLocalStorage() && !V->hasAttr<CUDASharedAttr>())
+      return "'" + V->getNameAsString() +
+             "' is carried out of the loop: each thread's share of the "
+             "elements changes with the block";
+  VarUses Writes;
+  Writes.collect(Body);
   std::vector<const Stmt *> Around;
   for (const Stmt *S : Body->body())
     if (S != Loop)

@@ -59,6 +59,21 @@ std::string whyNotAnyBlock(const clang::FunctionDecl *Kernel,
                            llvm::ArrayRef<const clang::Stmt *> Around,
                            clang::SourceLocation &Where);
 
+/// Why a thread-partitioned loop (\p IV its variable, \p PartitionDeps
+/// the DepBits of its partition) may not hand its elements to other
+/// threads, as its packs do: an iteration that depends on the thread other
+/// than through \p IV, a thread-dependent return before the loop, inline
+/// assembly (VectorizeLoadsOwnership.cpp). Empty when none holds.
+std::string whyNotReassignable(const clang::FunctionDecl *Kernel,
+                               const clang::ForStmt *Loop,
+                               const clang::VarDecl *IV, unsigned PartitionDeps,
+                               clang::SourceLocation &Where);
+
+/// Whether \p F, a function of the user's code (not of a system header),
+/// reads a thread or block builtin or holds assembly, itself or through the
+/// functions it calls (VectorizeLoadsOwnership.cpp).
+bool readsThreadState(const clang::FunctionDecl *F);
+
 /// Why a block-stride loop (`for (i = threadIdx.x; i < n; i += blockDim.x)`,
 /// \p IV its variable, \p Dim its dimension) of \p Kernel may not run
 /// with a smaller block: the loop covers every element for any block, so

@@ -38,8 +38,24 @@
 // RUN: not %astra-opt --apply=vectorize-loads:loop=loop_nested:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=NESTED
 // RUN: not %astra-opt --apply=vectorize-loads:loop=loop_grid:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=GRIDSTRIDE
 // RUN: not %astra-opt --apply=vectorize-loads:loop=loop_y:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=LOOPY
-// The default form of each still applies where the loop does.
+// The default form of each still applies where the loop does; a body that
+// depends on the thread is refused by the default form too (its packs hand
+// elements to other threads).
 // RUN: %astra-opt --apply=vectorize-loads:loop=loop_all:L0 %s | FileCheck %s --check-prefix=ALL-DEFAULT
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_tidx:L0 %s 2>&1 | FileCheck %s --check-prefix=TIDX
+// Found by review: each of these was accepted, and computed other outputs
+// under a smaller block or, run without any-grid=1, with packs at all (the
+// packs hand elements to other threads).
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_early:L0 %s 2>&1 | FileCheck %s --check-prefix=EARLY
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_count:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_sync_count:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=SYNCCOUNT
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_call_write:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=CALLWRITE
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_dim3:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=DIM3
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_uint3:L0 %s 2>&1 | FileCheck %s --check-prefix=UINT3
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_devfn:L0 %s 2>&1 | FileCheck %s --check-prefix=DEVFN
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_devfn_dim:L0,any-grid=1 %s 2>&1 | FileCheck %s --check-prefix=DEVFNDIM
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_asm:L0 %s 2>&1 | FileCheck %s --check-prefix=ASM
+// RUN: not %astra-opt --apply=vectorize-loads:loop=loop_array:L0 %s 2>&1 | FileCheck %s --check-prefix=ARRAY
 
 // SEG:      const int deg = end - begin;
 // SEG-EMPTY:
@@ -78,12 +94,22 @@
 // TID0-NEXT: tag[r] = 1.0f;
 
 // DIM: note: loop loop_dim:L0: the kernel reads blockDim.x outside the loop's step, and a smaller block changes its value
-// TID: note: loop loop_tid:L0: the loop's body reads 'lane', which depends on the thread (threadIdx.x) other than through the loop's variable: its value changes with the block
-// TIDX: note: loop loop_tidx:L0: the loop's body reads threadIdx.x
+// TID: note: loop loop_tid:L0: the loop's body reads 'lane', which depends on the thread other than through the loop's variable: each pack's elements go to another thread
+// TIDX: note: loop loop_tidx:L0: the loop's body reads threadIdx.x: each pack's elements go to another thread
 // ALL: note: loop loop_all:L0: 'tag' is written outside the per-element statements, and not only on thread 0 (`if (threadIdx.x == 0)`): a smaller block would leave the writes of its missing threads out
 // ALL-DEFAULT: // astra-opt vectorize-loads: 16-byte accesses
 // NESTED: note: loop loop_nested:L0: the loop is not a statement of the kernel's body (it sits in a branch or another loop)
 // GRIDSTRIDE: note: loop loop_grid:L0: any-grid=1 at a loop applies to block-stride loops only (threadIdx.x and blockDim.x)
+// EARLY: note: loop loop_early:L0: a return before the loop depends on the thread: the threads that leave would leave packs that are theirs in the rewrite
+// COUNT: note: loop loop_count:L0: 'n' is carried out of the loop: each thread's share of the elements changes with the block
+// SYNCCOUNT: note: loop loop_sync_count:L0: a statement outside the per-element ones calls __syncthreads_count, which a smaller block may leave without a full warp
+// CALLWRITE: note: loop loop_call_write:L0: a call outside the per-element statements may write memory, and not only on thread 0
+// DIM3: note: loop loop_dim3:L0: the kernel reads blockDim.x outside the loop's step
+// UINT3: note: loop loop_uint3:L0: the loop's body reads 't', a local array or structure from before the loop
+// DEVFN: note: loop loop_devfn:L0: the loop's body calls tid, which reads the thread's or block's index or size
+// DEVFNDIM: note: loop loop_devfn_dim:L0: the kernel calls block_size, which reads the thread's or block's index or size
+// ASM: note: loop loop_asm:L0: the kernel holds inline assembly, which may read the thread's index
+// ARRAY: note: loop loop_array:L0: the loop's body reads 'loc', a local array or structure from before the loop
 // LOOPY: note: loop loop_y:L0: the loop strides over blockDim.y; only the block's x extent is divided
 
 #include <cuda_runtime.h>
@@ -149,4 +175,103 @@ __global__ void loop_y(float *out, const float *x, int f) {
   const int r = blockIdx.x;
   for (int c = threadIdx.y; c < f; c += blockDim.y)
     out[r * f + c] = x[r * f + c] * 2.0f;
+}
+
+// A return before the loop that depends on the thread.
+__global__ void loop_early(float *out, const float *x, int f) {
+  const int r = blockIdx.x;
+  if (threadIdx.x >= 64)
+    return;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * 2.0f;
+}
+
+// A count carried out of the loop.
+__global__ void loop_count(float *out, float *tag, const float *x, int f) {
+  const int r = blockIdx.x;
+  int n = 0;
+  for (int c = threadIdx.x; c < f; c += blockDim.x) {
+    out[r * f + c] = x[r * f + c] * 2.0f;
+    n += 1;
+  }
+  if (threadIdx.x == 0)
+    tag[r] = n;
+}
+
+// A barrier that counts the block's threads.
+__global__ void loop_sync_count(float *out, float *tag, const float *x,
+                                int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * 2.0f;
+  const int cnt = __syncthreads_count(1);
+  if (threadIdx.x == 0)
+    tag[r] = cnt;
+}
+
+// A write through a called function, on every thread.
+__device__ void put(float *p, float v) { *p = v; }
+__global__ void loop_call_write(float *out, float *tag, const float *x,
+                                int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * 2.0f;
+  put(tag + r * 1024 + threadIdx.x, 1.0f);
+}
+
+// blockDim copied whole.
+__global__ void loop_dim3(float *out, float *tag, const float *x, int f) {
+  const int r = blockIdx.x;
+  const dim3 b = blockDim;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * 2.0f;
+  if (threadIdx.x == 0)
+    tag[r] = b.x;
+}
+
+// threadIdx copied whole, read in the body.
+__global__ void loop_uint3(float *out, const float *x, int f) {
+  const int r = blockIdx.x;
+  const uint3 t = threadIdx;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * t.x;
+}
+
+// The thread's index through a device function.
+__device__ float tid() { return threadIdx.x; }
+__global__ void loop_devfn(float *out, const float *x, int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * tid();
+}
+
+// The block's size through a device function.
+__device__ float block_size() { return blockDim.x; }
+__global__ void loop_devfn_dim(float *out, float *tag, const float *x,
+                               int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * 2.0f;
+  if (threadIdx.x == 0)
+    tag[r] = block_size();
+}
+
+// The thread's index through inline assembly.
+__global__ void loop_asm(float *out, const float *x, int f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < f; c += blockDim.x) {
+    unsigned t;
+    asm("mov.u32 %0, %%tid.x;" : "=r"(t));
+    out[r * f + c] = x[r * f + c] * t;
+  }
+}
+
+// A local array written from the thread's index, read in the body.
+__global__ void loop_array(float *out, const float *x, int f) {
+  const int r = blockIdx.x;
+  float loc[2];
+  loc[0] = threadIdx.x;
+  loc[1] = 1.0f;
+  for (int c = threadIdx.x; c < f; c += blockDim.x)
+    out[r * f + c] = x[r * f + c] * loc[0];
 }

@@ -77,7 +77,7 @@ __global__ void per_thread_row(float *out, const float *in, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)
     out[threadIdx.x * n + i] = in[i];
 }
-// UNIFORM: vectorize-errors.cu:78:9: note: loop per_thread_row:L0: base offset 'threadIdx.x * n' may differ between the threads that share the loop
+// UNIFORM: vectorize-errors.cu:78:9: note: loop per_thread_row:L0: the loop's body reads threadIdx.x: each pack's elements go to another thread
 
 __global__ void same_elem(float *out, const float *in, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)

@@ -121,6 +121,9 @@ struct AgentContext {
   /// launch steps of a plan; 0 when unknown.
   std::function<uint64_t(const std::vector<std::string> &Steps)>
       BlockThreadsAfter;
+  /// The same, the block's x extent alone (what a loop over threadIdx.x
+  /// strides by).
+  std::function<uint64_t(const std::vector<std::string> &Steps)> BlockXAfter;
   /// The instantiation a plan's candidate runs as: the spec's kernel, or
   /// under a launch step with `template-arg=` the new one (`k<512>`); the
   /// spec's kernel when the plan's launch does not resolve.

@@ -66,13 +66,10 @@ static std::optional<int64_t> sameThreads(const KernelSpec &K, StringRef Var,
 /// written as the spec's threads per block, if there is exactly one: the
 /// argument a kernel template's block size may be (`template-arg=`).
 static std::optional<unsigned> blockTemplateArg(const KernelSpec &K) {
-  size_t Open = findTemplateArgsOpen(K.Kernel);
+  SmallVector<StringRef, 4> Args = templateArgsOf(K.Kernel);
   std::optional<int64_t> Threads = sameThreads(K, "", 0);
-  if (Open == StringRef::npos || !Threads)
+  if (Args.empty() || !Threads)
     return std::nullopt;
-  StringRef Name = K.Kernel;
-  SmallVector<StringRef, 4> Args =
-      splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(", ">)");
   std::optional<unsigned> Found;
   for (unsigned I = 0; I < Args.size(); ++I) {
     int64_t V = 0;
@@ -330,19 +327,17 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.KernelAfter = [K](const std::vector<std::string> &Steps) {
       return kernelAfter(*K, Steps);
     };
-    for (const Shape &S : K->Shapes)
-      if (Expected<ResolvedLaunch> L = resolve(*K, S))
-        Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});
-      else
+    for (const Shape &S : K->Shapes) {
+      Expected<ResolvedLaunch> L = resolve(*K, S);
+      if (!L) {
         consumeError(L.takeError()); // the harness reports it
-    if (!K->Shapes.empty()) {
-      if (Expected<ResolvedLaunch> L = resolve(*K, K->Shapes.back())) {
+        continue;
+      }
+      Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});
+      if (&S == &K->Shapes.back())
         for (size_t I = 0; I < K->Args.size() && I < L->Args.size(); ++I)
           if (L->Args[I].IsScalar && !L->Args[I].IsFloat)
             Ctx.LastShapeScalars[K->Args[I].Name] = L->Args[I].IntValue;
-      } else {
-        consumeError(L.takeError());
-      }
     }
     Expected<std::unique_ptr<Evaluator>> E = Opts.MakeEvaluator(*K, *OrigPtx);
     if (!E)

@@ -273,8 +273,7 @@ Expected<std::string> candidateKernelName(const KernelSpec &K,
                "the bound the spec's instantiation would run, and a "
                "candidate has one entry)");
   StringRef Name = K.Kernel;
-  SmallVector<StringRef, 4> Args =
-      splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(", ">)");
+  SmallVector<StringRef, 4> Args = templateArgsOf(Name);
   if (size_t(O.TemplateArg) >= Args.size())
     return makeInputError(What + ": '" + K.Kernel + "' has " +
                           Twine(Args.size()) +

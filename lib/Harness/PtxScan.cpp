@@ -92,13 +92,20 @@ size_t findTemplateArgsOpen(StringRef Name) {
   return StringRef::npos;
 }
 
+SmallVector<StringRef, 4> templateArgsOf(StringRef Name) {
+  size_t Open = findTemplateArgsOpen(Name);
+  if (Open == StringRef::npos)
+    return {};
+  return splitAtTopLevelCommas(Name.slice(Open + 1, Name.size() - 1), "<(",
+                               ">)");
+}
+
 static std::string withCanonicalTemplateArgs(StringRef Name) {
   size_t Open = findTemplateArgsOpen(Name);
   if (Open == StringRef::npos)
     return Name.str();
   std::string Out = Name.take_front(Open + 1).str();
-  StringRef Args = Name.slice(Open + 1, Name.size() - 1);
-  for (StringRef Arg : splitAtTopLevelCommas(Args, "<(", ">)"))
+  for (StringRef Arg : templateArgsOf(Name))
     Out += (Out.back() == '<' ? "" : ",") + canonicalTemplateArg(Arg);
   return Out + ">";
 }

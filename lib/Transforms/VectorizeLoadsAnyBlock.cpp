@@ -319,16 +319,7 @@ std::string whyNotAnyBlockLoop(const FunctionDecl *Kernel, const ForStmt *Loop,
   // each thread's share of the elements changes with the block, and the
   // threads past a smaller block's end carry nothing.
   llvm::SmallPtrSet<const VarDecl *, 8> Own;
-  Own.insert(IV);
-  struct Decls : RecursiveASTVisitor<Decls> {
-    llvm::SmallPtrSet<const VarDecl *, 8> *Out;
-    bool VisitVarDecl(VarDecl *VD) {
-      Out->insert(VD);
-      return true;
-    }
-  } D;
-  D.Out = &Own;
-  D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+  collectLoopVars(Loop, IV, Own);
   VarUses BodyWrites;
   BodyWrites.collect(Loop->getBody());
   for (const VarDecl *V : BodyWrites.Modified)

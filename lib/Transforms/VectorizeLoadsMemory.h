@@ -16,6 +16,7 @@
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <string>
 
 namespace astra {
@@ -68,6 +69,10 @@ std::string whyNotReassignable(const clang::FunctionDecl *Kernel,
                                const clang::ForStmt *Loop,
                                const clang::VarDecl *IV, unsigned PartitionDeps,
                                clang::SourceLocation &Where);
+
+/// The loop's own variables: its index \p IV and what its body declares.
+void collectLoopVars(const clang::ForStmt *Loop, const clang::VarDecl *IV,
+                     llvm::SmallPtrSetImpl<const clang::VarDecl *> &Out);
 
 /// Whether \p F, a function of the user's code (not of a system header),
 /// reads a thread or block builtin or holds assembly, itself or through the

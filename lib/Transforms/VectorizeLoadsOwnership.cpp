@@ -143,6 +143,20 @@ struct BodyReads : RecursiveASTVisitor<BodyReads> {
 
 } // namespace
 
+void collectLoopVars(const ForStmt *Loop, const VarDecl *IV,
+                     SmallPtrSetImpl<const VarDecl *> &Out) {
+  Out.insert(IV);
+  struct Decls : RecursiveASTVisitor<Decls> {
+    SmallPtrSetImpl<const VarDecl *> *Out;
+    bool VisitVarDecl(VarDecl *VD) {
+      Out->insert(VD);
+      return true;
+    }
+  } D;
+  D.Out = &Out;
+  D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+}
+
 bool readsThreadState(const FunctionDecl *F) {
   SmallPtrSet<const FunctionDecl *, 8> Seen;
   return readsThreadStateIn(F, Seen);
@@ -175,16 +189,7 @@ std::string whyNotReassignable(const FunctionDecl *Kernel, const ForStmt *Loop,
   BodyReads R;
   R.Deps = PartitionDeps;
   R.Info = &Info;
-  R.Own.insert(IV);
-  struct Decls : RecursiveASTVisitor<Decls> {
-    SmallPtrSetImpl<const VarDecl *> *Out;
-    bool VisitVarDecl(VarDecl *VD) {
-      Out->insert(VD);
-      return true;
-    }
-  } D;
-  D.Out = &R.Own;
-  D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+  collectLoopVars(Loop, IV, R.Own);
   for (const VarDecl *V : BodyWrites.Modified)
     R.Written.insert(V);
   R.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));

@@ -31,6 +31,10 @@ splitAtTopLevelCommas(llvm::StringRef S, llvm::StringRef Opens,
 /// opens: the `<` matching its final `>` (npos: not a template name).
 size_t findTemplateArgsOpen(llvm::StringRef Name);
 
+/// The top-level template arguments of \p Name (`k<__half, 256>`: `__half`
+/// and `256`), each trimmed; empty when \p Name is not a template name.
+llvm::SmallVector<llvm::StringRef, 4> templateArgsOf(llvm::StringRef Name);
+
 /// Device functions \p Ptx declares but does not define whose names show a
 /// device-side launch (dynamic parallelism).
 std::vector<std::string> findDeviceSideLaunches(llvm::StringRef Ptx);

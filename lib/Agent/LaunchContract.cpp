@@ -20,7 +20,8 @@ bool launchStepEditsSource(const RewriteParams &P) {
   for (const auto &KV : P.Values) {
     StringRef Key = KV.getKey();
     if (Key != "min-threads" && Key != "fold-x" && Key != "fold-y" &&
-        Key != "fold-exact" && Key != "block-exact" && Key != "grid-y-div")
+        Key != "fold-exact" && Key != "block-exact" && Key != "grid-y-div" &&
+        Key != "small-entry")
       return true;
   }
   return false;
@@ -101,6 +102,12 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
     Row["new"] = json::Object{{"grid", dimsToJSON(L->Cand.Grid)},
                               {"block", dimsToJSON(L->Cand.Block)},
                               {"shared_bytes", L->Cand.SharedBytes}};
+    if (O.SmallEntry) {
+      Expected<std::string> N = smallKernelName(K, O);
+      Row["kernel"] = !L->CandSmall ? K.Kernel
+                      : N           ? *N
+                                    : "(" + errorText(N.takeError()) + ")";
+    }
     Shapes.push_back(std::move(Row));
   }
   json::Object Vars;
@@ -138,6 +145,10 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
                            "min_threads threads (grid x block, all "
                            "dimensions); below, the spec's launch"
                          : "") +
+           (O.SmallEntry ? " of the kernel's copy `small_kernel` (the "
+                           "original code, kept by keep-original); each "
+                           "shape's `kernel` is the one launched"
+                         : "") +
            (O.TemplateArg >= 0 ? "; the kernel launched is the instantiation "
                                  "`kernel`: the spec's with template argument "
                                  "template_arg set to template_value, the "
@@ -150,6 +161,10 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
     Contract["kernel"] = N ? *N : "(" + errorText(N.takeError()) + ")";
     Contract["template_arg"] = O.TemplateArg;
     Contract["template_value"] = O.TemplateValue;
+  }
+  if (O.SmallEntry) {
+    Expected<std::string> N = smallKernelName(K, O);
+    Contract["small_kernel"] = N ? *N : "(" + errorText(N.takeError()) + ")";
   }
   return Contract;
 }

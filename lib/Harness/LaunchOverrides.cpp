@@ -81,15 +81,19 @@ std::string LaunchOverrides::str() const {
     Parts.push_back("template-arg=" + std::to_string(TemplateArg));
   if (TemplateValue)
     Parts.push_back("template-value=" + std::to_string(TemplateValue));
+  if (SmallEntry)
+    Parts.push_back("small-entry=1");
   return join(Parts, ",");
 }
 
 Error LaunchOverrides::set(StringRef Name, int64_t Value) {
-  if (Name == "fold-exact" || Name == "block-exact") {
+  if (Name == "fold-exact" || Name == "block-exact" || Name == "small-entry") {
     if (Value != 0 && Value != 1)
       return makeInputError("launch override '" + Name + "=" + Twine(Value) +
                             "': 0 or 1");
-    (Name == "fold-exact" ? FoldExact : BlockExact) = Value == 1;
+    (Name == "fold-exact"    ? FoldExact
+     : Name == "block-exact" ? BlockExact
+                             : SmallEntry) = Value == 1;
     return Error::success();
   }
   if (Name == "template-arg") {
@@ -141,7 +145,7 @@ Error LaunchOverrides::set(StringRef Name, int64_t Value) {
                           "': expected a tunable variable of the spec, "
                           "grid-x-div, grid-y-div, block-x-div, fold-x, "
                           "fold-y, fold-exact, block-exact, min-threads, "
-                          "template-arg or template-value");
+                          "small-entry, template-arg or template-value");
   for (auto &NV : Vars)
     if (NV.first == Name) {
       NV.second = Value;
@@ -172,6 +176,7 @@ Expected<LaunchOverrides> LaunchOverrides::parse(StringRef Text) {
 Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
                              const LaunchOverrides &O, ResolvedLaunch &L) {
   L.Cand = L.dims();
+  L.CandSmall = false;
   if (O.empty())
     return Error::success();
   std::string What = "the candidate's launch (" + O.str() + ")";
@@ -212,8 +217,10 @@ Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
                                  "go together");
   // The bound counts the caller's launch (the spec's, variables unset):
   // below it the launch stays exactly that.
-  if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads))
+  if (O.MinThreads && L.Cand.threads() < uint64_t(O.MinThreads)) {
+    L.CandSmall = O.SmallEntry;
     return Error::success();
+  }
   L.Cand = C->dims();
   L.Cand.Grid[0] = uint32_t(divideCeil(L.Cand.Grid[0], uint64_t(O.GridXDiv)));
   L.Cand.Grid[1] = uint32_t(divideCeil(L.Cand.Grid[1], uint64_t(O.GridYDiv)));
@@ -286,6 +293,25 @@ Expected<std::string> candidateKernelName(const KernelSpec &K,
   std::vector<std::string> New(Args.begin(), Args.end());
   New[O.TemplateArg] = std::to_string(O.TemplateValue);
   return (Name.take_front(Open) + "<" + join(New, ", ") + ">").str();
+}
+
+Expected<std::string> smallKernelName(const KernelSpec &K,
+                                      const LaunchOverrides &O) {
+  if (!O.SmallEntry)
+    return std::string();
+  std::string What =
+      "kernel '" + K.Kernel + "': the candidate's launch (" + O.str() + ")";
+  if (!O.MinThreads)
+    return makeInputError(What + ": small-entry names the entry that runs "
+                                 "below the min-threads bound; give the "
+                                 "bound (min-threads=N)");
+  if (O.TemplateArg >= 0 || O.TemplateValue)
+    return makeInputError(What + ": small-entry cannot go with template-arg");
+  StringRef Name = K.Kernel;
+  size_t Open = findTemplateArgsOpen(Name);
+  StringRef Base = Open == StringRef::npos ? Name : Name.take_front(Open);
+  StringRef Args = Open == StringRef::npos ? "" : Name.drop_front(Open);
+  return (Base.rtrim() + "_small" + Args).str();
 }
 
 } // namespace astra

@@ -160,6 +160,9 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
   Expected<std::string> CandEntry = findPtxEntry(CandidatePtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
+  Expected<std::string> SmallEntry = findSmallEntry(*S.Kernel, Launch, CandidatePtx);
+  if (!SmallEntry)
+    return Refuse(Reason::DoesNotLoad, errorText(SmallEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandidatePtx);
   if (!Launches.empty())
     return Refuse(Reason::DeviceSideLaunch,
@@ -172,6 +175,7 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
     return Refuse(Reason::LaunchFailed, errorText(std::move(E)));
   Job.CandPtx = CandidatePtx.str();
   Job.CandEntry = *CandEntry;
+  Job.CandSmallEntry = *SmallEntry;
   WorkerRun Run;
   Run.Dir = S.dir("worker" + Twine(Worker));
   Run.TimeoutSeconds = Opts.TimeoutSeconds;

@@ -9,6 +9,7 @@
 #include "astra/Harness/EdgeShapes.h"
 #include "astra/Harness/Spec.h"
 #include "astra/Support/Error.h"
+#include "astra/Support/ErrorText.h"
 #include "astra/Support/Output.h"
 #include "astra/Support/Subprocess.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -115,6 +116,22 @@ Error checkLaunchOverrides(const KernelSpec &K, const WorkerJob &Job) {
       return E;
   }
   return Error::success();
+}
+
+Expected<std::string> findSmallEntry(const KernelSpec &K,
+                                     const LaunchOverrides &O,
+                                     StringRef CandPtx) {
+  Expected<std::string> Name = smallKernelName(K, O);
+  if (!Name || Name->empty())
+    return Name;
+  Expected<std::string> Entry = findPtxEntry(CandPtx, *Name);
+  if (!Entry)
+    return makeInputError(
+        "the candidate's launch (" + O.str() + ") runs its entry " + *Name +
+        " below " + Twine(O.MinThreads) +
+        " threads (small-entry), but: " + errorText(Entry.takeError()) +
+        "; apply keep-original:kernel=<the kernel> first in the plan");
+  return Entry;
 }
 
 WorkerJob makeJob(StringRef SpecPath, const KernelSpec &K, bool EdgeShapes,
@@ -308,6 +325,10 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   Expected<std::string> CandEntry = findPtxEntry(CandPtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
+  Expected<std::string> SmallEntry =
+      findSmallEntry(*K, Opts.Launch, CandPtx);
+  if (!SmallEntry)
+    return Refuse(Reason::DoesNotLoad, errorText(SmallEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandPtx);
   if (!Launches.empty())
     return Refuse(Reason::DeviceSideLaunch,
@@ -321,10 +342,16 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
     GlobalNotes.push_back("the candidate runs as " + *CandKernel +
                           " (template-arg): a caller launches that "
                           "instantiation");
+  if (!SmallEntry->empty())
+    GlobalNotes.push_back("below " + std::to_string(Opts.Launch.MinThreads) +
+                          " threads the candidate runs its entry " +
+                          *smallKernelName(*K, Opts.Launch) +
+                          " (small-entry): a caller launches that one there");
   Job.OrigPtx = OrigPtx;
   Job.CandPtx = CandPtx;
   Job.OrigEntry = *OrigEntry;
   Job.CandEntry = *CandEntry;
+  Job.CandSmallEntry = *SmallEntry;
 
   Expected<VerifyResult> Got = runWorkerJob(Job, Run, R, std::move(*Child));
   if (!Got)

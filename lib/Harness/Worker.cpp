@@ -65,7 +65,7 @@ bool Worker::loadJob(const WorkerJob &J) {
   const std::string *const Entry[3] = {&J.OrigEntry, &J.CandEntry,
                                        &J.OrigEntry};
   ScopedPhase P(Phase::LoadModules);
-  return loadModules(Ptx, Entry);
+  return loadModules(Ptx, Entry, J.CandSmallEntry);
 }
 
 void Worker::run() {

@@ -356,7 +356,8 @@ bool DeviceContext::measureCopyBandwidth() {
 }
 
 bool DeviceContext::loadModules(const std::string *const (&Ptx)[3],
-                                const std::string *const (&Entry)[3]) {
+                                const std::string *const (&Entry)[3],
+                                const std::string &CandSmall) {
   for (int W = 0; W < 3; ++W) {
     std::string Log(16384, '\0');
     int Opts[] = {cu::JitErrorLogBuffer, cu::JitErrorLogBufferSizeBytes};
@@ -374,12 +375,27 @@ bool DeviceContext::loadModules(const std::string *const (&Ptx)[3],
                   "no kernel '" + *Entry[W] +
                       "' in the module: " + cu::describe(A, R));
   }
-  for (int W = 0; W < 2; ++W) {
+  if (!CandSmall.empty()) {
+    cu::Result R =
+        A.ModuleGetFunction(&CandSmallFn, Mods[Cand], CandSmall.c_str());
+    if (R != cu::Success)
+      return fail(Reason::DoesNotLoad, Cand,
+                  "no kernel '" + CandSmall +
+                      "' (its entry below the min-threads bound, "
+                      "small-entry=1) in the module: " +
+                      cu::describe(A, R));
+  }
+  for (int W = 0; W < 3; ++W) {
+    cu::Function F = W == 2 ? CandSmallFn : Fn[W];
+    if (!F)
+      continue;
     int Regs = 0, Local = 0, Shared = 0;
-    A.FuncGetAttribute(&Regs, cu::FuncAttrNumRegs, Fn[W]);
-    A.FuncGetAttribute(&Local, cu::FuncAttrLocalSizeBytes, Fn[W]);
-    A.FuncGetAttribute(&Shared, cu::FuncAttrSharedSizeBytes, Fn[W]);
-    Out.Result.Notes.push_back((Twine(whoName(W)) + ": " + Twine(Regs) +
+    A.FuncGetAttribute(&Regs, cu::FuncAttrNumRegs, F);
+    A.FuncGetAttribute(&Local, cu::FuncAttrLocalSizeBytes, F);
+    A.FuncGetAttribute(&Shared, cu::FuncAttrSharedSizeBytes, F);
+    Out.Result.Notes.push_back((Twine(W == 2 ? "candidate below the bound"
+                                             : whoName(W)) +
+                                ": " + Twine(Regs) +
                                 " registers, " + Twine(Local) +
                                 " bytes local (stack/spill), " + Twine(Shared) +
                                 " bytes static shared")
@@ -415,13 +431,17 @@ static LaunchDims dimsOf(int W, const ResolvedLaunch &L) {
   return W == Cand ? L.Cand : L.dims();
 }
 
+cu::Function DeviceContext::functionOf(int W, const ResolvedLaunch &L) const {
+  return W == Cand && L.CandSmall && CandSmallFn ? CandSmallFn : Fn[W];
+}
+
 bool DeviceContext::setSharedLimit(const ResolvedLaunch &L) {
   for (int W = 0; W < 3; ++W) {
     uint32_t Shared = dimsOf(W, L).SharedBytes;
     if (Shared <= 48 * 1024)
       continue;
     cu::Result R = A.FuncSetAttribute(
-        Fn[W], cu::FuncAttrMaxDynamicSharedSizeBytes, int(Shared));
+        functionOf(W, L), cu::FuncAttrMaxDynamicSharedSizeBytes, int(Shared));
     if (R != cu::Success)
       return fail(Reason::LaunchFailed, W,
                   "cannot allow " + Twine(Shared) +
@@ -440,7 +460,8 @@ bool DeviceContext::launch(int W, const ResolvedLaunch &L,
                          : static_cast<void *>(&PtrStore[I]));
   ++Launches[W];
   LaunchDims D = dimsOf(W, L);
-  cu::Result R = A.LaunchKernel(Fn[W], D.Grid[0], D.Grid[1], D.Grid[2],
+  cu::Result R = A.LaunchKernel(functionOf(W, L), D.Grid[0], D.Grid[1],
+                                D.Grid[2],
                                 D.Block[0], D.Block[1], D.Block[2],
                                 D.SharedBytes, S, Params.data(), nullptr);
   if (R == cu::Success)

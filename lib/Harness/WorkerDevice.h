@@ -65,9 +65,11 @@ public:
   bool init();
   /// Loads the original, the candidate and the control (the original's PTX
   /// again) from \p Ptx with kernels \p Entry, indexed by Who; a JIT error
-  /// refuses whose module it is.
+  /// refuses whose module it is. A non-empty \p CandSmall is the
+  /// candidate's entry below its min-threads bound (`small-entry=1`).
   bool loadModules(const std::string *const (&Ptx)[3],
-                   const std::string *const (&Entry)[3]);
+                   const std::string *const (&Entry)[3],
+                   const std::string &CandSmall);
 
   /// What the worker reports: status, device, notes, progress.
   WorkerOutcome Out;
@@ -80,7 +82,7 @@ protected:
   cu::Context Ctx = nullptr;
   cu::Stream S = nullptr;
   cu::Module HarnessMod = nullptr, Mods[3] = {};
-  cu::Function Fn[3] = {}, ScrubFn = nullptr, SpinFn = nullptr,
+  cu::Function Fn[3] = {}, CandSmallFn = nullptr, ScrubFn = nullptr, SpinFn = nullptr,
                DiffFn = nullptr, CloseFn = nullptr;
   /// astra_diff's result: differing words, first differing byte offset.
   cu::DevicePtr DiffOut = 0;
@@ -100,6 +102,9 @@ protected:
   bool alloc(DevBuf &B, size_t Bytes);
   void release(std::vector<DevBuf> &Bufs);
   bool setSharedLimit(const ResolvedLaunch &L);
+  /// The function party \p W launches on \p L: the candidate's small entry
+  /// where L.CandSmall, else Fn[W].
+  cu::Function functionOf(int W, const ResolvedLaunch &L) const;
   bool launch(int W, const ResolvedLaunch &L,
               const std::vector<cu::DevicePtr> &Ptrs);
   bool syncAfter(int W, const llvm::Twine &Where);

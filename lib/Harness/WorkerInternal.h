@@ -43,6 +43,9 @@ struct WorkerJob {
   std::string SpecPath, Kernel;
   std::string OrigPtx, CandPtx;     ///< PTX text
   std::string OrigEntry, CandEntry; ///< mangled entry names
+  /// The candidate's entry below its min-threads bound (`small-entry=1`,
+  /// smallKernelName); empty: CandEntry everywhere.
+  std::string CandSmallEntry;
   std::vector<WorkerShape> Shapes;
   /// The candidate's launch overrides; the original runs the spec's launch.
   LaunchOverrides Launch;
@@ -103,6 +106,12 @@ WorkerJob makeJob(llvm::StringRef SpecPath, const KernelSpec &K,
 /// one of its spec shapes (docs/harness.md, "Launch overrides"): a variable
 /// that is not tunable, a launch beyond the limits, other buffers.
 llvm::Error checkLaunchOverrides(const KernelSpec &K, const WorkerJob &Job);
+/// The mangled PTX entry of the candidate's small entry (smallKernelName)
+/// in \p CandPtx; empty without `small-entry`. Errors: no such entry, or
+/// smallKernelName's.
+llvm::Expected<std::string> findSmallEntry(const KernelSpec &K,
+                                           const LaunchOverrides &O,
+                                           llvm::StringRef CandPtx);
 
 /// Where and how a worker runs.
 struct WorkerRun {

@@ -101,6 +101,7 @@ std::string jobToJSONText(const WorkerJob &J) {
                                {"candidate_ptx", J.CandPtx},
                                {"original_entry", J.OrigEntry},
                                {"candidate_entry", J.CandEntry},
+                               {"candidate_small_entry", J.CandSmallEntry},
                                {"shapes", std::move(Shapes)},
                                {"time_budget", J.TimeBudget},
                                {"target_half_width", J.TargetHalfWidth},
@@ -155,7 +156,9 @@ static bool fromJSON(const json::Value &V, WorkerJob &J, json::Path P) {
          O.map("original_ptx", J.OrigPtx) &&
          O.map("candidate_ptx", J.CandPtx) &&
          O.map("original_entry", J.OrigEntry) &&
-         O.map("candidate_entry", J.CandEntry) && O.map("shapes", J.Shapes) &&
+         O.map("candidate_entry", J.CandEntry) &&
+         O.mapOptional("candidate_small_entry", J.CandSmallEntry) &&
+         O.map("shapes", J.Shapes) &&
          O.map("time_budget", J.TimeBudget) &&
          O.map("target_half_width", J.TargetHalfWidth) &&
          O.map("min_gain", J.MinGain);

@@ -224,6 +224,8 @@ enumerateRewrites(const CompileSetup &Setup, StringRef FileName, StringRef Code,
   std::vector<RewriteOption> Out;
   Error E = withParsedAST(Setup, FileName, Code, [&](ASTContext &Ctx) -> Error {
     for (const auto &R : getRewrites()) {
+      if (!R->isEnumerated())
+        continue;
       OptionCollector C(Ctx, FileName, *R, Kernel);
       if (Error E = C.collect(Out))
         return E;

@@ -126,6 +126,10 @@ public:
                 "change the launch only where the spec's launch has at least "
                 "this many threads (grid x block); smaller launches stay as "
                 "the spec gives them"),
+            Int("small-entry", "0", 0, 1,
+                "1: below min-threads the launches run the kernel's copy "
+                "<kernel>_small (keep-original:kernel=<kernel>, first in the "
+                "plan: the original code) instead of the kernel"),
             Int("block", "0", 0, 1024,
                 "threads per block of the new launch, written into "
                 "__launch_bounds__ and <<<...>>> (0: unchanged)"),
@@ -146,7 +150,7 @@ protected:
       if (Key != "grid-x-div" && Key != "grid-y-div" && Key != "block-x-div" &&
           Key != "block" && Key != "min-threads" && Key != "fold-x" &&
           Key != "fold-y" && Key != "fold-exact" && Key != "block-exact" &&
-          Key != "template-arg")
+          Key != "template-arg" && Key != "small-entry")
         C.Vars.push_back(Key.str() + "=" + KV.getValue());
     }
     llvm::sort(C.Vars);
@@ -159,6 +163,7 @@ protected:
           {"fold-exact", &C.FoldExact},
           {"block-exact", &C.BlockExact},
           {"min-threads", &C.MinThreads},
+          {"small-entry", &C.SmallEntry},
           {"block", &C.Block},
           {"template-arg", &C.TemplateArg}}) {
       Expected<int64_t> V = P.getInt(Key, *Out);
@@ -212,6 +217,25 @@ protected:
                "(B=512), grid-x-div, block-x-div, fold-x, fold-y or block" +
                Sizes.summary());
         continue;
+      }
+      if (C.SmallEntry) {
+        std::string Why = !C.MinThreads
+                              ? "small-entry=1 names what runs below the "
+                                "min-threads bound: give the bound"
+                          : C.TemplateArg >= 0
+                              ? "small-entry=1 cannot go with template-arg"
+                          : !SM.getBufferData(SM.getMainFileID())
+                                     .contains(keepOriginalMarker(Name))
+                              ? "small-entry=1 runs " + Name +
+                                    "_small below the bound, which the "
+                                    "file does not hold: apply "
+                                    "keep-original:kernel=" +
+                                    Name + " first in the plan"
+                              : "";
+        if (!Why.empty()) {
+          Refuse(Why);
+          continue;
+        }
       }
       // A block size that is a template argument: a new instantiation.
       std::optional<TemplateBlockEdits> TEdits;

@@ -29,6 +29,9 @@ struct LaunchChange {
   /// All of the change only where the spec's launch has this many threads
   /// (0: always); below it, the spec's launch.
   int64_t MinThreads = 0;
+  /// Below MinThreads the launches run the kernel's copy `<k>_small` that
+  /// keep-original kept, not the kernel (1) or the kernel (0).
+  int64_t SmallEntry = 0;
   bool empty() const {
     return Vars.empty() && GridDiv == 1 && BlockDiv == 1 && !Block &&
            GridYDiv == 1 && FoldX == 1 && FoldY == 1 && TemplateArg < 0;
@@ -62,7 +65,10 @@ struct LaunchChange {
                       std::to_string(Block));
     if (MinThreads)
       Parts.push_back("all of it only where the spec's launch has at least " +
-                      std::to_string(MinThreads) + " threads");
+                      std::to_string(MinThreads) + " threads" +
+                      (SmallEntry ? " (below it, the kernel's copy _small "
+                                    "that keep-original kept)"
+                                  : ""));
     return llvm::join(Parts, ", ");
   }
 };

@@ -40,23 +40,7 @@ using namespace llvm;
 using namespace clang;
 
 namespace astra {
-namespace {
 
-/// An explicit instantiation definition of the kernel as written in the
-/// main file (`template __global__ void k<float, 256>(float *, int);`): file
-/// offsets of its `template` keyword, of the end of its `;`, and of each
-/// top-level template argument.
-struct WrittenInstantiation {
-  unsigned Begin = 0, End = 0;
-  std::vector<std::pair<unsigned, unsigned>> Args;
-  SourceLocation Loc;
-  bool Extern = false;
-};
-
-/// The explicit instantiations of the function \p Name written in the main
-/// file, found on its raw tokens (comments and directives skipped): a
-/// `template` not followed by `<`, up to the `;` at depth 0, whose first
-/// occurrence of \p Name is followed by a template argument list.
 std::vector<WrittenInstantiation>
 findWrittenInstantiations(const RewriteContext &RC, StringRef Name) {
   const SourceManager &SM = RC.getSourceManager();
@@ -134,6 +118,8 @@ findWrittenInstantiations(const RewriteContext &RC, StringRef Name) {
   }
   return Out;
 }
+
+namespace {
 
 /// \p Text without whitespace.
 std::string squeezed(StringRef Text) {

@@ -12,6 +12,25 @@
 
 namespace astra {
 
+/// An explicit instantiation definition of the kernel as written in the
+/// main file (`template __global__ void k<float, 256>(float *, int);`): file
+/// offsets of its `template` keyword, of the end of its `;`, and of each
+/// top-level template argument.
+struct WrittenInstantiation {
+  unsigned Begin = 0, End = 0;
+  std::vector<std::pair<unsigned, unsigned>> Args;
+  clang::SourceLocation Loc;
+  bool Extern = false;
+};
+
+/// The explicit instantiations of the function \p Name written in the main
+/// file, found on its raw tokens (comments and directives skipped): a
+/// `template` not followed by `<`, up to the `;` at depth 0, whose first
+/// occurrence of \p Name is followed by a template argument list. Shared
+/// with keep-original, which copies them for its copy of a kernel.
+std::vector<WrittenInstantiation>
+findWrittenInstantiations(const RewriteContext &RC, llvm::StringRef Name);
+
 /// The edits that make the file instantiate kernel \p K with template
 /// argument \p Index set to \p Block where it instantiated the old one.
 struct TemplateBlockEdits {

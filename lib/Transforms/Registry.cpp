@@ -25,6 +25,7 @@ const std::vector<std::unique_ptr<Rewrite>> &getRewrites() {
     V.push_back(createCoarsen());
     V.push_back(createFoldBlocks());
     V.push_back(createLaunch());
+    V.push_back(createKeepOriginal());
     return V;
   }();
   return All;

@@ -18,6 +18,11 @@ std::unique_ptr<Rewrite> createRegisterCache();
 std::unique_ptr<Rewrite> createCoarsen();
 std::unique_ptr<Rewrite> createFoldBlocks();
 std::unique_ptr<Rewrite> createLaunch();
+std::unique_ptr<Rewrite> createKeepOriginal();
+
+/// The comment keep-original puts before its copy of \p Kernel
+/// (KeepOriginal.cpp); the launch rewrite looks for it (small-entry).
+std::string keepOriginalMarker(llvm::StringRef Kernel);
 
 } // namespace astra
 

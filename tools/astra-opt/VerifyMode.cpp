@@ -101,12 +101,18 @@ Error runVerifyMode(const CompileSetup &Setup, const InputSource &In,
                                  "spec");
   // A candidate run as another instantiation (template-arg) compiles it too.
   std::vector<std::string> CandNames = Names;
-  for (const KernelSpec &K : SF->Kernels)
-    if (is_contained(Names, K.Kernel))
-      if (Expected<std::string> N = candidateKernelName(K, *Launch))
-        CandNames = withKernel(CandNames, *N);
-      else
+  // So does one whose small launches run its copy (small-entry).
+  for (const KernelSpec &K : SF->Kernels) {
+    if (!is_contained(Names, K.Kernel))
+      continue;
+    for (auto Name : {candidateKernelName, smallKernelName}) {
+      Expected<std::string> N = Name(K, *Launch);
+      if (!N)
         consumeError(N.takeError()); // the harness reports it
+      else if (!N->empty())
+        CandNames = withKernel(CandNames, *N);
+    }
+  }
 
   // Compiled once for all kernels, after the first worker started.
   std::optional<std::pair<std::string, std::string>> Ptx;

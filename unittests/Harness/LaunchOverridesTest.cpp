@@ -382,4 +382,55 @@ TEST(LaunchOverridesTest, NamesTheCandidatesInstantiation) {
               HasSubstr("is not a template instantiation"));
 }
 
+TEST(LaunchOverridesTest, RunsTheSmallEntryBelowTheBound) {
+  Expected<LaunchSpecFile> F = parseSpec(GeluSpec, "g.json");
+  ASSERT_TRUE(bool(F)) << messages(F.takeError());
+  const KernelSpec &K = F->Kernels[0];
+  const Shape &S = K.Shapes[0]; // 44032 threads
+  Expected<LaunchOverrides> O =
+      LaunchOverrides::parse("grid-x-div=8,min-threads=44033,small-entry=1");
+  ASSERT_TRUE(bool(O)) << messages(O.takeError());
+  EXPECT_TRUE(O->SmallEntry);
+  EXPECT_FALSE(O->empty());
+  EXPECT_EQ(O->str(), "grid-x-div=8,min-threads=44033,small-entry=1");
+  Expected<ResolvedLaunch> L = resolve(K, S);
+  ASSERT_TRUE(bool(L));
+  // Below the bound: the spec's launch, of the small entry.
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_TRUE(L->Cand == L->dims());
+  EXPECT_TRUE(L->CandSmall);
+  // At it: the divided launch of the kernel itself.
+  O = LaunchOverrides::parse("grid-x-div=8,min-threads=44032,small-entry=1");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_EQ(L->Cand.Grid[0], 6u);
+  EXPECT_FALSE(L->CandSmall);
+  // Without small-entry the kernel runs below the bound too.
+  O = LaunchOverrides::parse("grid-x-div=8,min-threads=44033");
+  ASSERT_TRUE(bool(O));
+  ASSERT_FALSE(bool(resolveCandidateLaunch(K, S, *O, *L)));
+  EXPECT_FALSE(L->CandSmall);
+
+  auto Small = [&](const KernelSpec &Spec, StringRef Text) -> std::string {
+    Expected<LaunchOverrides> O = LaunchOverrides::parse(Text);
+    if (!O)
+      return "parse: " + messages(O.takeError());
+    Expected<std::string> N = smallKernelName(Spec, *O);
+    return N ? *N : "error: " + messages(N.takeError());
+  };
+  EXPECT_EQ(Small(K, "grid-x-div=8,min-threads=4"), "");
+  EXPECT_EQ(Small(K, "grid-x-div=8,min-threads=4,small-entry=1"),
+            "gelu_and_mul_small");
+  EXPECT_THAT(Small(K, "grid-x-div=8,small-entry=1"),
+              HasSubstr("give the bound (min-threads=N)"));
+  EXPECT_THAT(Small(K, "small-entry=2"), HasSubstr("0 or 1"));
+  Expected<LaunchSpecFile> T = parseSpec(TemplateSpec, "t.json");
+  ASSERT_TRUE(bool(T)) << messages(T.takeError());
+  EXPECT_EQ(Small(T->Kernels[0], "B=512,min-threads=4,small-entry=1"),
+            "row_sum_small<float, 128>");
+  EXPECT_THAT(Small(T->Kernels[0], "B=512,min-threads=4,small-entry=1,"
+                                   "template-arg=1,template-value=512"),
+              HasSubstr("cannot go with template-arg"));
+}
+
 } // namespace

@@ -279,6 +279,9 @@ struct ResolvedLaunch {
   /// The candidate's launch: the original's (Grid, Block, SharedBytes)
   /// unless resolveCandidateLaunch() applied launch overrides.
   LaunchDims Cand;
+  /// The candidate runs its small entry here (`small-entry=1` and the
+  /// spec's launch below `min-threads`), set by resolveCandidateLaunch().
+  bool CandSmall = false;
   /// The original's launch as LaunchDims.
   LaunchDims dims() const;
   std::vector<ResolvedArg> Args; ///< parallel to KernelSpec::Args
@@ -346,19 +349,25 @@ struct LaunchOverrides {
   /// launch step's `block=` gives V). -1: the spec's instantiation.
   int64_t TemplateArg = -1;
   int64_t TemplateValue = 0;
+  /// `small-entry=1` (with min-threads): below the bound the candidate runs
+  /// its entry `<kernel>_small` (smallKernelName), a copy of the original
+  /// code that the keep-original rewrite kept, instead of the spec's entry:
+  /// one kernel per size range, so that the launches below the bound keep the
+  /// original's code, registers included.
+  bool SmallEntry = false;
 
   bool empty() const {
     return Vars.empty() && GridXDiv == 1 && BlockXDiv == 1 && GridYDiv == 1 &&
            MinThreads == 0 && FoldX == 1 && FoldY == 1 && !FoldExact &&
-           !BlockExact && TemplateArg < 0 && TemplateValue == 0;
+           !BlockExact && TemplateArg < 0 && TemplateValue == 0 && !SmallEntry;
   }
   std::string str() const;
   /// Parses str()'s form; errors name the bad part.
   static llvm::Expected<LaunchOverrides> parse(llvm::StringRef Text);
   /// Sets (or replaces) \p Name: a tunable variable, or `grid-x-div` /
   /// `grid-y-div` / `block-x-div` / `min-threads` / `fold-x` / `fold-y` /
-  /// `fold-exact` / `block-exact` (0 or 1) / `template-arg` (0 or more) /
-  /// `template-value`.
+  /// `fold-exact` / `block-exact` / `small-entry` (0 or 1) / `template-arg`
+  /// (0 or more) / `template-value`.
   /// Other values must be positive.
   llvm::Error set(llvm::StringRef Name, int64_t Value);
   bool operator==(const LaunchOverrides &O) const {
@@ -366,7 +375,8 @@ struct LaunchOverrides {
            BlockXDiv == O.BlockXDiv && GridYDiv == O.GridYDiv &&
            MinThreads == O.MinThreads && FoldX == O.FoldX && FoldY == O.FoldY &&
            FoldExact == O.FoldExact && BlockExact == O.BlockExact &&
-           TemplateArg == O.TemplateArg && TemplateValue == O.TemplateValue;
+           TemplateArg == O.TemplateArg && TemplateValue == O.TemplateValue &&
+           SmallEntry == O.SmallEntry;
   }
 };
 
@@ -391,6 +401,15 @@ llvm::Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
 /// shape by resolveCandidateLaunch.
 llvm::Expected<std::string> candidateKernelName(const KernelSpec &K,
                                                 const LaunchOverrides &O);
+
+/// The entry a candidate with `small-entry=1` runs below its min-threads
+/// bound: the spec's kernel name with `_small` after its base name
+/// (`spmm_csr` -> `spmm_csr_small`, `ns::k<float>` -> `ns::k_small<float>`),
+/// the name the keep-original rewrite gives its copy. Empty without
+/// small-entry. Errors: small-entry without min-threads, or with
+/// template-arg.
+llvm::Expected<std::string> smallKernelName(const KernelSpec &K,
+                                            const LaunchOverrides &O);
 
 //===-- Checking against the kernels
 //---------------------------------------===//

@@ -185,6 +185,10 @@ public:
   /// Whether it changes the kernel's launch (the contract the plan and the
   /// report carry): an applicable site may then leave the file as it is.
   virtual bool changesLaunch() const { return false; }
+  /// Whether the search's enumeration lists its sites (--list-options): not
+  /// for a rewrite that pays only with another step, which the search
+  /// proposes together with it (keep-original).
+  virtual bool isEnumerated() const { return true; }
 
   /// The smallest selection the search applies it to: one loop (`loop=`,
   /// for rewrites of a loop) or one kernel (`kernel=`, for rewrites of

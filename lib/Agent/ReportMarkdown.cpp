@@ -53,9 +53,17 @@ void printLaunchContract(raw_ostream &OS, const json::Object &L) {
   if (L.getInteger("template_arg").value_or(-1) >= 0)
     OS << " The kernel launched is another instantiation of the template: `"
        << L.getString("kernel").value_or("") << "`.";
+  std::optional<StringRef> Small = L.getString("small_kernel");
+  if (Small)
+    OS << " Below " << L.getInteger("min_threads").value_or(0)
+       << " threads the kernel launched is `" << *Small
+       << "`, the kernel as it was (keep-original), under the original "
+          "launch.";
   OS << "\n\n"
      << "| shape | original grid | original block | new grid | new block | "
-        "new shared bytes |\n|---|---|---|---|---|---|\n";
+        "new shared bytes |"
+     << (Small ? " kernel launched |" : "") << "\n|---|---|---|---|---|---|"
+     << (Small ? "---|" : "") << "\n";
   if (const json::Array *Shapes = L.getArray("shapes"))
     for (const json::Value &V : *Shapes) {
       const json::Object *S = V.getAsObject();
@@ -66,7 +74,10 @@ void printLaunchContract(raw_ostream &OS, const json::Object &L) {
       OS << "| " << S->getString("shape").value_or("") << " | "
          << Dims(O, "grid") << " | " << Dims(O, "block") << " | "
          << Dims(N, "grid") << " | " << Dims(N, "block") << " | "
-         << (N ? N->getInteger("shared_bytes").value_or(0) : 0) << " |\n";
+         << (N ? N->getInteger("shared_bytes").value_or(0) : 0) << " |";
+      if (Small)
+        OS << " `" << S->getString("kernel").value_or("") << "` |";
+      OS << "\n";
     }
   OS << "\n";
 }

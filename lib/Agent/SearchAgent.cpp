@@ -155,12 +155,13 @@ bool isRefused(const Evaluation &E) {
          E.Result->Verdict == Verdict::Refused;
 }
 
-/// The distinct rewrites of a plan, launch steps not counted.
+/// The distinct rewrites of a plan, launch steps (and keep-original, the copy
+/// for a bounded launch) not counted.
 StringSet<> rewritesOf(const std::vector<std::string> &Steps) {
   StringSet<> Names;
   for (const std::string &S : Steps) {
     StringRef Name = StringRef(S).split(':').first;
-    if (Name != "launch")
+    if (Name != "launch" && Name != "keep-original")
       Names.insert(Name);
   }
   return Names;

@@ -11,7 +11,10 @@
 // last step changes the launch is compared shape by shape with the plan it
 // extends, and gets N at the split whose larger shapes gain most. N is a
 // shape's thread count, rounded down to a power of two where that stays above
-// the shapes below it (a size a caller can read).
+// the shapes below it (a size a caller can read). A mixed plan with a division
+// is also proposed with a copy of the kernel for the launches below N
+// (keep-original before the form that lets the launch divide, and the launch
+// step's small-entry=1): one kernel per size range.
 //
 //===----------------------------------------------------------------------===//
 #include "SearchSizeBound.h"
@@ -118,6 +121,27 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
                  "with the launch divided only from " +
                  std::to_string(*Bound) + " threads on";
   SP.From = &H;
+  // The same, with the smaller launches running a copy of the kernel as it
+  // was before the form that lets the launch divide (keep-original): the
+  // form's registers and fallback then cost them nothing.
+  Expected<RewriteParams> Form = RewriteParams::parse(SP.Option);
+  if (!Form)
+    consumeError(Form.takeError());
+  else if (!Form->Kernel.empty() && Form->Name != "keep-original" &&
+           none_of(H.Cand.Steps, [](const std::string &S) {
+             return StringRef(S).starts_with("keep-original:");
+           })) {
+    SizeBoundProposal Split = SP;
+    Split.Base.push_back("keep-original:kernel=" + Form->Kernel);
+    P.Values["small-entry"] = "1";
+    Split.Then[0] = formatRewriteParams(P);
+    Split.Rationale += ", and below that the kernel as it was before " +
+                       SP.Option + " (keep-original)";
+    // Below the bound the plain one runs the form's fallback, which may cost
+    // (registers); the copy runs the code before the form: tried first.
+    Split.Gain *= 1.001;
+    Out.push_back(std::move(Split));
+  }
   Out.push_back(std::move(SP));
 }
 

@@ -49,11 +49,35 @@ TEST(SizeBound, FasterShapesBelowTheSlowerOnesGiveTheirGainUp) {
                        {"R=180224", Verdict::Faster, 1.496}})};
   Ctx.History = &History;
   std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
-  ASSERT_EQ(P.size(), 1u);
+  ASSERT_EQ(P.size(), 2u);
+  // First the split: below the bound the kernel as it was before the form
+  // (keep-original), then the same bound on one kernel.
+  EXPECT_EQ(P[0].Base, std::vector<std::string>{"keep-original:kernel=k"});
   EXPECT_EQ(P[0].Option, Plan[0]);
   ASSERT_EQ(P[0].Then.size(), 1u);
-  EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=16777216");
-  EXPECT_NEAR(P[0].Gain, std::pow(1.496, 0.25), 1e-9);
+  EXPECT_EQ(P[0].Then[0],
+            "launch:kernel=k,block-x-div=4,min-threads=16777216,small-entry=1");
+  EXPECT_GT(P[0].Gain, P[1].Gain);
+  EXPECT_TRUE(P[1].Base.empty());
+  EXPECT_EQ(P[1].Option, Plan[0]);
+  ASSERT_EQ(P[1].Then.size(), 1u);
+  EXPECT_EQ(P[1].Then[0], "launch:kernel=k,block-x-div=4,min-threads=16777216");
+  EXPECT_NEAR(P[1].Gain, std::pow(1.496, 0.25), 1e-9);
+}
+
+TEST(SizeBound, NoSecondCopyOfTheKernel) {
+  // A plan that keeps a copy already is bounded as it is.
+  AgentContext Ctx;
+  Ctx.ShapeThreads = {{"a", 262144}, {"c", 4194304}};
+  std::vector<std::string> Kept = {"keep-original:kernel=k"};
+  Kept.insert(Kept.end(), Plan.begin(), Plan.end());
+  std::vector<Evaluation> History = {mixedPlan(
+      Kept, {{"a", Verdict::Slower, 0.77}, {"c", Verdict::Faster, 1.5}})};
+  Ctx.History = &History;
+  std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_EQ(P[0].Base, std::vector<std::string>{"keep-original:kernel=k"});
+  EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=4194304");
 }
 
 TEST(SizeBound, NoBoundWhenTheSlowerShapeIsTheLargest) {
@@ -78,9 +102,9 @@ TEST(SizeBound, UnchangedShapesBelowTheBoundCountAsOriginal) {
                        {"c", Verdict::Faster, 1.5}})};
   Ctx.History = &History;
   std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
-  ASSERT_EQ(P.size(), 1u);
-  EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=4194304");
-  EXPECT_NEAR(P[0].Gain, std::cbrt(1.5), 1e-9);
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_EQ(P[1].Then[0], "launch:kernel=k,block-x-div=4,min-threads=4194304");
+  EXPECT_NEAR(P[1].Gain, std::cbrt(1.5), 1e-9);
 }
 
 } // namespace

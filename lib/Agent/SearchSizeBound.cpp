@@ -131,10 +131,13 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
            none_of(H.Cand.Steps, [](const std::string &S) {
              return StringRef(S).starts_with("keep-original:");
            })) {
+    // The copy is the option (its base was judged; the copy alone runs
+    // nothing new), the form and the bounded launch follow.
     SizeBoundProposal Split = SP;
-    Split.Base.push_back("keep-original:kernel=" + Form->Kernel);
+    Split.Option = "keep-original:kernel=" + Form->Kernel;
     P.Values["small-entry"] = "1";
-    Split.Then[0] = formatRewriteParams(P);
+    Split.Then = {SP.Option, formatRewriteParams(P)};
+    Split.Then.insert(Split.Then.end(), SP.Then.begin() + 1, SP.Then.end());
     Split.Rationale += ", and below that the kernel as it was before " +
                        SP.Option + " (keep-original)";
     // Below the bound the plain one runs the form's fallback, which may cost

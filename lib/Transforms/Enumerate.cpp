@@ -1,5 +1,6 @@
 //===- Enumerate.cpp - Every way the catalogue can rewrite a file ---------===//
 #include "astra/Transforms/Enumerate.h"
+#include "SideLoops.h"
 #include "astra/Frontend/Kernels.h"
 #include "astra/Frontend/Parse.h"
 #include "llvm/ADT/STLExtras.h"
@@ -84,6 +85,8 @@ private:
   StringRef FileName;
   const Rewrite &R;
   StringRef Kernel;
+  /// Loops of a rewrite's fallback or scalar tail (SideLoops.h): left out.
+  std::optional<StringSet<>> SideLoops;
   /// Site order index of each option found, and the edits seen per site
   /// and at all.
   std::vector<std::pair<unsigned, RewriteOption>> Found;
@@ -115,11 +118,15 @@ OptionCollector::getSelections(const StringMap<std::string> &Values) {
     // the same run edits (a manual unroll of an enclosing loop).
     // A site that is not a loop (vectorize-loads' one-element-per-thread
     // kernel body) is selected by its kernel.
+    if (!SideLoops)
+      SideLoops = findSideLoops(Ctx);
     for (const RewriteSite &S : Sites)
       if (!S.Function.empty())
         continue;
-      else if (!S.LoopId.empty())
+      else if (!S.LoopId.empty() && !SideLoops->contains(S.LoopId))
         Out.push_back({S.Kernel, S.LoopId, ""});
+      else if (!S.LoopId.empty())
+        continue;
       else if (S.Applicable)
         Out.push_back({S.Kernel, "", ""});
   }

@@ -69,25 +69,50 @@ SourceRange definitionRange(const FunctionDecl *K) {
   return D->getSourceRange();
 }
 
-/// Why \p NewName cannot be the copy's name, or empty.
-std::string whyNameTaken(ASTContext &Ctx, const FunctionDecl *K,
-                         StringRef Buf, StringRef NewName) {
+/// Why \p NewName cannot be the copy's name, or empty: a declaration of
+/// that name where the kernel is, or the identifier anywhere in the file's
+/// tokens (a macro may use it).
+std::string whyNameTaken(const RewriteContext &RC, const FunctionDecl *K,
+                         StringRef NewName) {
+  ASTContext &Ctx = RC.getASTContext();
   if (!K->getDeclContext()
            ->getRedeclContext()
            ->lookup(DeclarationName(&Ctx.Idents.get(NewName)))
            .empty())
     return "the name " + NewName.str() + " is already declared";
-  for (size_t At = Buf.find(NewName); At != StringRef::npos;
-       At = Buf.find(NewName, At + 1)) {
-    auto IsId = [](char C) { return isAlnum(C) || C == '_'; };
-    bool Before = At > 0 && IsId(Buf[At - 1]);
-    bool After = At + NewName.size() < Buf.size() &&
-                 IsId(Buf[At + NewName.size()]);
-    if (!Before && !After)
+  const SourceManager &SM = RC.getSourceManager();
+  FileID FID = SM.getMainFileID();
+  StringRef Buf = SM.getBufferData(FID);
+  Lexer L(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(),
+          Buf.begin(), Buf.end());
+  Token T;
+  while (!L.LexFromRawLexer(T) || T.isNot(tok::eof))
+    if (T.is(tok::raw_identifier) && T.getRawIdentifier() == NewName)
       return "the name " + NewName.str() + " already appears in the file";
-  }
   return "";
 }
+
+} // namespace
+
+bool keepsOriginal(const RewriteContext &RC, StringRef Kernel) {
+  const SourceManager &SM = RC.getSourceManager();
+  StringRef Buf = SM.getBufferData(SM.getMainFileID());
+  std::string Copy = (Kernel + "_small").str();
+  for (const FunctionDecl *K : findKernels(RC.getASTContext())) {
+    if (K->getName() != Copy)
+      continue;
+    SourceLocation At = SM.getExpansionLoc(definitionRange(K).getBegin());
+    if (!SM.isWrittenInMainFile(At))
+      continue;
+    unsigned Begin = SM.getFileOffset(At);
+    StringRef Before = Buf.take_front(Begin).rtrim();
+    if (Before.ends_with(keepOriginalMarker(Kernel)))
+      return true;
+  }
+  return false;
+}
+
+namespace {
 
 /// \p Buf's text from \p Begin to \p End with the name of \p OldSize
 /// bytes at \p NameAt replaced by \p NewName; the lines after it up to
@@ -137,11 +162,17 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
       Refuse("the kernel is " + Macro);
       continue;
     }
-    if (Buf.contains(keepOriginalMarker(Name))) {
+    if (StringRef(Name).ends_with("_small") &&
+        keepsOriginal(RC, StringRef(Name).drop_back(6))) {
+      Refuse(Name + " is the copy of " + StringRef(Name).drop_back(6) +
+             " that keep-original kept");
+      continue;
+    }
+    if (keepsOriginal(RC, Name)) {
       Refuse("the file keeps " + Name + " already (" + NewName + ")");
       continue;
     }
-    std::string Taken = whyNameTaken(Ctx, K, Buf, NewName);
+    std::string Taken = whyNameTaken(RC, K, NewName);
     if (!Taken.empty()) {
       Refuse(Taken + ": the copy of " + Name + " would clash with it");
       continue;

@@ -219,19 +219,17 @@ protected:
         continue;
       }
       if (C.SmallEntry) {
-        std::string Why = !C.MinThreads
-                              ? "small-entry=1 names what runs below the "
-                                "min-threads bound: give the bound"
-                          : C.TemplateArg >= 0
-                              ? "small-entry=1 cannot go with template-arg"
-                          : !SM.getBufferData(SM.getMainFileID())
-                                     .contains(keepOriginalMarker(Name))
-                              ? "small-entry=1 runs " + Name +
-                                    "_small below the bound, which the "
-                                    "file does not hold: apply "
-                                    "keep-original:kernel=" +
-                                    Name + " first in the plan"
-                              : "";
+        std::string Why =
+            !C.MinThreads        ? "small-entry=1 names what runs below the "
+                                   "min-threads bound: give the bound"
+            : C.TemplateArg >= 0 ? "small-entry=1 cannot go with template-arg"
+            : !keepsOriginal(RC, Name)
+                ? "small-entry=1 runs " + Name +
+                      "_small below the bound, which the "
+                      "file does not hold: apply "
+                      "keep-original:kernel=" +
+                      Name + " first in the plan"
+                : "";
         if (!Why.empty()) {
           Refuse(Why);
           continue;

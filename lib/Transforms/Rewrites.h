@@ -21,8 +21,12 @@ std::unique_ptr<Rewrite> createLaunch();
 std::unique_ptr<Rewrite> createKeepOriginal();
 
 /// The comment keep-original puts before its copy of \p Kernel
-/// (KeepOriginal.cpp); the launch rewrite looks for it (small-entry).
+/// (KeepOriginal.cpp).
 std::string keepOriginalMarker(llvm::StringRef Kernel);
+/// Whether the file holds keep-original's copy of \p Kernel: a kernel
+/// `<Kernel>_small` right after that comment (the launch rewrite's
+/// small-entry needs it).
+bool keepsOriginal(const RewriteContext &RC, llvm::StringRef Kernel);
 
 } // namespace astra
 

@@ -202,9 +202,17 @@ protected:
           Site.BlockSplitOnly = Thread->PerBlock;
           Site.GridDim = Thread->StrideGridDim;
           Site.BlockDim = Thread->StrideBlockDim;
-          Sites.push_back({std::move(Site), [Thread, Begin, End](EditBatch &E) {
-                             E.replaceBlock(Begin, End,
-                                            generatePerThread(*Thread));
+          // Replaced up to the kernel's closing brace (a `return` bound
+          // check), the code ends its line before it.
+          StringRef Buf = SM.getBufferData(SM.getMainFileID());
+          bool BeforeBrace = End < Buf.size() && Buf[End] == '}';
+          Sites.push_back({std::move(Site),
+                           [Thread, Begin, End, BeforeBrace](EditBatch &E) {
+                             std::string Text = generatePerThread(*Thread);
+                             if (BeforeBrace &&
+                                 !StringRef(Text).ends_with("\n"))
+                               Text += "\n";
+                             E.replaceBlock(Begin, End, Text);
                            }});
         }
       }

@@ -146,8 +146,9 @@ json::Object launchContract(const KernelSpec &K, const LaunchOverrides &O) {
                            "dimensions); below, the spec's launch"
                          : "") +
            (O.SmallEntry ? " of the kernel's copy `small_kernel` (the "
-                           "original code, kept by keep-original); each "
-                           "shape's `kernel` is the one launched"
+                           "kernel as it was before the plan's later steps, "
+                           "kept by keep-original); each shape's `kernel` is "
+                           "the one launched"
                          : "") +
            (O.TemplateArg >= 0 ? "; the kernel launched is the instantiation "
                                  "`kernel`: the spec's with template argument "

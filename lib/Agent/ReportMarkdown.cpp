@@ -57,8 +57,8 @@ void printLaunchContract(raw_ostream &OS, const json::Object &L) {
   if (Small)
     OS << " Below " << L.getInteger("min_threads").value_or(0)
        << " threads the kernel launched is `" << *Small
-       << "`, the kernel as it was (keep-original), under the original "
-          "launch.";
+       << "`, the kernel as it was before the plan's later steps "
+          "(keep-original), under the original launch.";
   OS << "\n\n"
      << "| shape | original grid | original block | new grid | new block | "
         "new shared bytes |"

@@ -311,7 +311,7 @@ Expected<std::string> smallKernelName(const KernelSpec &K,
   size_t Open = findTemplateArgsOpen(Name);
   StringRef Base = Open == StringRef::npos ? Name : Name.take_front(Open);
   StringRef Args = Open == StringRef::npos ? "" : Name.drop_front(Open);
-  return (Base.rtrim() + "_small" + Args).str();
+  return (Base.rtrim() + SmallEntrySuffix + Args).str();
 }
 
 } // namespace astra

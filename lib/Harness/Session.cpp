@@ -160,7 +160,10 @@ Expected<VerifyResult> EvalSession::evaluate(StringRef CandidatePtx,
   Expected<std::string> CandEntry = findPtxEntry(CandidatePtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
-  Expected<std::string> SmallEntry = findSmallEntry(*S.Kernel, Launch, CandidatePtx);
+  if (Expected<std::string> N = smallKernelName(*S.Kernel, Launch); !N)
+    return Refuse(Reason::LaunchFailed, errorText(N.takeError()));
+  Expected<std::string> SmallEntry =
+      findSmallEntry(*S.Kernel, Launch, CandidatePtx);
   if (!SmallEntry)
     return Refuse(Reason::DoesNotLoad, errorText(SmallEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandidatePtx);

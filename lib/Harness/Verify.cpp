@@ -325,8 +325,11 @@ Expected<VerifyResult> verifyCandidate(const VerifyOptions &Opts) {
   Expected<std::string> CandEntry = findPtxEntry(CandPtx, *CandKernel);
   if (!CandEntry)
     return Refuse(Reason::DoesNotLoad, toString(CandEntry.takeError()));
-  Expected<std::string> SmallEntry =
-      findSmallEntry(*K, Opts.Launch, CandPtx);
+  // A bad small-entry is the caller's input error; a missing entry the
+  // candidate's.
+  if (Expected<std::string> N = smallKernelName(*K, Opts.Launch); !N)
+    return N.takeError();
+  Expected<std::string> SmallEntry = findSmallEntry(*K, Opts.Launch, CandPtx);
   if (!SmallEntry)
     return Refuse(Reason::DoesNotLoad, errorText(SmallEntry.takeError()));
   std::vector<std::string> Launches = findDeviceSideLaunches(CandPtx);

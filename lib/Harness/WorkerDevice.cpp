@@ -385,22 +385,20 @@ bool DeviceContext::loadModules(const std::string *const (&Ptx)[3],
                       "small-entry=1) in the module: " +
                       cu::describe(A, R));
   }
-  for (int W = 0; W < 3; ++W) {
-    cu::Function F = W == 2 ? CandSmallFn : Fn[W];
-    if (!F)
-      continue;
+  auto NoteResources = [&](cu::Function F, StringRef Who) {
     int Regs = 0, Local = 0, Shared = 0;
     A.FuncGetAttribute(&Regs, cu::FuncAttrNumRegs, F);
     A.FuncGetAttribute(&Local, cu::FuncAttrLocalSizeBytes, F);
     A.FuncGetAttribute(&Shared, cu::FuncAttrSharedSizeBytes, F);
-    Out.Result.Notes.push_back((Twine(W == 2 ? "candidate below the bound"
-                                             : whoName(W)) +
-                                ": " + Twine(Regs) +
-                                " registers, " + Twine(Local) +
-                                " bytes local (stack/spill), " + Twine(Shared) +
-                                " bytes static shared")
+    Out.Result.Notes.push_back((Who + ": " + Twine(Regs) + " registers, " +
+                                Twine(Local) + " bytes local (stack/spill), " +
+                                Twine(Shared) + " bytes static shared")
                                    .str());
-  }
+  };
+  NoteResources(Fn[Orig], whoName(Orig));
+  NoteResources(Fn[Cand], whoName(Cand));
+  if (CandSmallFn)
+    NoteResources(CandSmallFn, "candidate below the bound");
   return true;
 }
 
@@ -458,11 +456,14 @@ bool DeviceContext::launch(int W, const ResolvedLaunch &L,
     Params.push_back(L.Args[I].IsScalar
                          ? const_cast<uint8_t *>(L.Args[I].ParamBytes.data())
                          : static_cast<void *>(&PtrStore[I]));
+  if (W == Cand && L.CandSmall && !CandSmallFn)
+    return fail(Reason::LaunchFailed, W,
+                "the launch runs the candidate's entry below its min-threads "
+                "bound (small-entry), but the job names none");
   ++Launches[W];
   LaunchDims D = dimsOf(W, L);
   cu::Result R = A.LaunchKernel(functionOf(W, L), D.Grid[0], D.Grid[1],
-                                D.Grid[2],
-                                D.Block[0], D.Block[1], D.Block[2],
+                                D.Grid[2], D.Block[0], D.Block[1], D.Block[2],
                                 D.SharedBytes, S, Params.data(), nullptr);
   if (R == cu::Success)
     return true;

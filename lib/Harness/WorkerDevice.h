@@ -82,8 +82,8 @@ protected:
   cu::Context Ctx = nullptr;
   cu::Stream S = nullptr;
   cu::Module HarnessMod = nullptr, Mods[3] = {};
-  cu::Function Fn[3] = {}, CandSmallFn = nullptr, ScrubFn = nullptr, SpinFn = nullptr,
-               DiffFn = nullptr, CloseFn = nullptr;
+  cu::Function Fn[3] = {}, CandSmallFn = nullptr, ScrubFn = nullptr,
+               SpinFn = nullptr, DiffFn = nullptr, CloseFn = nullptr;
   /// astra_diff's result: differing words, first differing byte offset.
   cu::DevicePtr DiffOut = 0;
   int ScrubBytes = 0;

@@ -158,8 +158,7 @@ static bool fromJSON(const json::Value &V, WorkerJob &J, json::Path P) {
          O.map("original_entry", J.OrigEntry) &&
          O.map("candidate_entry", J.CandEntry) &&
          O.mapOptional("candidate_small_entry", J.CandSmallEntry) &&
-         O.map("shapes", J.Shapes) &&
-         O.map("time_budget", J.TimeBudget) &&
+         O.map("shapes", J.Shapes) && O.map("time_budget", J.TimeBudget) &&
          O.map("target_half_width", J.TargetHalfWidth) &&
          O.map("min_gain", J.MinGain);
 }

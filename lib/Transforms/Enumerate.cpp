@@ -121,12 +121,10 @@ OptionCollector::getSelections(const StringMap<std::string> &Values) {
     if (!SideLoops)
       SideLoops = findSideLoops(Ctx);
     for (const RewriteSite &S : Sites)
-      if (!S.Function.empty())
+      if (!S.Function.empty() || SideLoops->contains(S.LoopId))
         continue;
-      else if (!S.LoopId.empty() && !SideLoops->contains(S.LoopId))
-        Out.push_back({S.Kernel, S.LoopId, ""});
       else if (!S.LoopId.empty())
-        continue;
+        Out.push_back({S.Kernel, S.LoopId, ""});
       else if (S.Applicable)
         Out.push_back({S.Kernel, "", ""});
   }

@@ -24,6 +24,7 @@
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Harness/Spec.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
@@ -97,7 +98,7 @@ std::string whyNameTaken(const RewriteContext &RC, const FunctionDecl *K,
 bool keepsOriginal(const RewriteContext &RC, StringRef Kernel) {
   const SourceManager &SM = RC.getSourceManager();
   StringRef Buf = SM.getBufferData(SM.getMainFileID());
-  std::string Copy = (Kernel + "_small").str();
+  std::string Copy = (Kernel + SmallEntrySuffix).str();
   for (const FunctionDecl *K : findKernels(RC.getASTContext())) {
     if (K->getName() != Copy)
       continue;
@@ -146,7 +147,7 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
   std::vector<PlannedSite> Sites;
   for (const FunctionDecl *K : findKernels(Ctx)) {
     std::string Name = K->getNameAsString();
-    std::string NewName = Name + "_small";
+    std::string NewName = Name + SmallEntrySuffix.str();
     PlannedSite PS;
     RewriteSite &Site = PS.Site;
     Site.Kernel = Name;
@@ -162,14 +163,38 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
       Refuse("the kernel is " + Macro);
       continue;
     }
-    if (StringRef(Name).ends_with("_small") &&
-        keepsOriginal(RC, StringRef(Name).drop_back(6))) {
-      Refuse(Name + " is the copy of " + StringRef(Name).drop_back(6) +
-             " that keep-original kept");
+    StringRef Base = StringRef(Name).drop_back(SmallEntrySuffix.size());
+    if (StringRef(Name).ends_with(SmallEntrySuffix) &&
+        keepsOriginal(RC, Base)) {
+      Refuse(Name + " is the copy of " + Base + " that keep-original kept");
       continue;
     }
     if (keepsOriginal(RC, Name)) {
       Refuse("the file keeps " + Name + " already (" + NewName + ")");
+      continue;
+    }
+    if (K->getQualifier()) {
+      Refuse("the kernel is defined out of line (" +
+             RC.getText(SourceRange(K->getQualifierLoc().getBeginLoc(),
+                                    K->getLocation())) +
+             "): the copy would need a declaration of its own there");
+      continue;
+    }
+    if (count_if(findKernels(Ctx), [&](const FunctionDecl *O) {
+          return O->getName() == Name;
+        }) > 1) {
+      Refuse("another kernel is named " + Name +
+             " too (in another scope): which one an explicit "
+             "instantiation names is not known here");
+      continue;
+    }
+    if (const FunctionDecl *Prev = K->getPreviousDecl();
+        Prev && any_of(Prev->redecls(), [&](const FunctionDecl *D) {
+          return D != K && D->hasAttr<CUDALaunchBoundsAttr>();
+        })) {
+      Refuse("an earlier declaration of " + Name +
+             " gives its __launch_bounds__, which the copy of the definition "
+             "would not have");
       continue;
     }
     std::string Taken = whyNameTaken(RC, K, NewName);
@@ -182,15 +207,14 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
     SourceLocation NameLoc = K->getLocation();
     unsigned NameAt = NameLoc.isFileID() ? SM.getFileOffset(NameLoc) : ~0u;
     if (Begin == ~0u || End == ~0u || NameAt < Begin ||
-        NameAt + Name.size() > End ||
-        Buf.substr(NameAt, Name.size()) != Name) {
+        NameAt + Name.size() > End || Buf.substr(NameAt, Name.size()) != Name) {
       Refuse("the kernel's definition is not written in the file as one "
              "piece with its name");
       continue;
     }
-    unsigned BodyAt = K->getBody() ? Offsets.beginOf(SourceRange(
-                                         K->getBody()->getBeginLoc()))
-                                   : End;
+    unsigned BodyAt =
+        K->getBody() ? Offsets.beginOf(SourceRange(K->getBody()->getBeginLoc()))
+                     : End;
     std::string Copy = renamedCopy(Buf, Begin, End, NameAt, Name.size(),
                                    NewName, std::min(BodyAt, End));
     // A template's instantiations written in the file, each copied after
@@ -203,6 +227,13 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
         if (W.Extern)
           continue; // declares one made elsewhere: no copy there
         unsigned At = SM.getFileOffset(W.Loc);
+        if (At >= 2 && Buf.substr(0, At).rtrim().ends_with("::")) {
+          Why = "the explicit instantiation at " + getLineCol(RC, W.Loc) +
+                " names " + Name +
+                " with a qualifier: which kernel it is "
+                "is not checked here";
+          break;
+        }
         if (W.Begin < End) {
           Why = "an explicit instantiation of " + Name + " at " +
                 getLineCol(RC, W.Loc) + " comes before its definition ends";
@@ -213,8 +244,9 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
                                        NewName, W.End)});
       }
       if (Why.empty() && Instantiations.empty())
-        Why = Name + " is a template that the file does not instantiate "
-                     "explicitly (template __global__ void " +
+        Why = Name +
+              " is a template that the file does not instantiate "
+              "explicitly (template __global__ void " +
               Name +
               "<...>(...);): the copy would have no instantiation to run";
       if (!Why.empty()) {
@@ -223,13 +255,13 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
       }
     }
     Site.Applicable = true;
-    Site.Detail = "a copy of " + Name + " as it is, " + NewName +
-                  (Instantiations.empty()
-                       ? std::string()
-                       : " (" + std::to_string(Instantiations.size()) +
-                             " explicit instantiation(s) copied)") +
-                  ", for the launches below the plan's min-threads bound "
-                  "(launch:...,small-entry=1)";
+    Site.Detail =
+        "a copy of " + Name + " as it is, " + NewName +
+        (Instantiations.empty() ? std::string()
+                                : " (" + std::to_string(Instantiations.size()) +
+                                      " explicit instantiation(s) copied)") +
+        ", for the launches below the plan's min-threads bound "
+        "(launch:...,small-entry=1)";
     if (Site.Selected) {
       std::string Text = "\n\n" + keepOriginalMarker(Name) + "\n" + Copy;
       PS.Edit = [End, Text, Instantiations](EditBatch &Edits) {

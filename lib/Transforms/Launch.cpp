@@ -49,6 +49,7 @@
 #include "SiteUtil.h"
 #include "VectorizeLoadsPlan.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Harness/Spec.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -219,17 +220,17 @@ protected:
         continue;
       }
       if (C.SmallEntry) {
-        std::string Why =
-            !C.MinThreads        ? "small-entry=1 names what runs below the "
-                                   "min-threads bound: give the bound"
-            : C.TemplateArg >= 0 ? "small-entry=1 cannot go with template-arg"
-            : !keepsOriginal(RC, Name)
-                ? "small-entry=1 runs " + Name +
-                      "_small below the bound, which the "
-                      "file does not hold: apply "
-                      "keep-original:kernel=" +
-                      Name + " first in the plan"
-                : "";
+        std::string Why;
+        if (!C.MinThreads)
+          Why = "small-entry=1 names what runs below the min-threads bound: "
+                "give the bound";
+        else if (C.TemplateArg >= 0)
+          Why = "small-entry=1 cannot go with template-arg";
+        else if (!keepsOriginal(RC, Name))
+          Why = "small-entry=1 runs " + Name + SmallEntrySuffix.str() +
+                " below the bound, which the file does not hold: apply "
+                "keep-original:kernel=" +
+                Name + " first in the plan";
         if (!Why.empty()) {
           Refuse(Why);
           continue;
@@ -361,12 +362,14 @@ protected:
           BlockSizeExpr Kind = classifyBlockSize(A);
           std::string Why = getMacroReason(RC, A->getSourceRange());
           if (C.MinThreads) {
-            Warnings.push_back("the launch at " + At + " changes its " +
-                               What.str() + " only from " +
-                               std::to_string(C.MinThreads) +
-                               " threads on: change it by hand, as the "
-                               "launch contract in the plan and the report "
-                               "says");
+            Warnings.push_back(
+                "the launch at " + At + " changes its " + What.str() +
+                " only from " + std::to_string(C.MinThreads) + " threads on" +
+                (C.SmallEntry ? " (and below that launches " + Name +
+                                    SmallEntrySuffix.str() + ")"
+                              : std::string()) +
+                ": change it by hand, as the launch contract in the plan "
+                "and the report says");
             return;
           }
           if (Why.empty() && I == 1 && Kind.K != BlockSizeExpr::Plain &&

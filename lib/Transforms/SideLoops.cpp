@@ -11,6 +11,8 @@
 #include "SideLoops.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
+#include "astra/Transforms/Rewrite.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -31,18 +33,60 @@ StringRef textOf(const SourceManager &SM, StringRef Buf, const Stmt *S) {
   return End < Begin ? "" : Buf.slice(Begin, End + 1);
 }
 
-/// Whether the line before the one \p S starts on is a `// Scalar tail`
-/// comment.
+/// Whether \p S follows a `// Scalar tail` comment with no loop or block end
+/// in between (the block-stride form sets its start first: `vecEnd`, the
+/// index and an `if` lie between the comment and the loop).
 bool afterTailComment(const SourceManager &SM, StringRef Buf, const Stmt *S) {
   SourceLocation B = SM.getExpansionLoc(S->getBeginLoc());
   if (!SM.isWrittenInMainFile(B))
     return false;
   StringRef Before = Buf.take_front(SM.getFileOffset(B));
-  size_t LineStart = Before.rfind('\n');
-  if (LineStart == StringRef::npos)
+  Before = Before.take_back(400);
+  size_t At = Before.rfind("// Scalar tail");
+  if (At == StringRef::npos)
     return false;
-  StringRef Prev = Before.take_front(LineStart);
-  return Prev.substr(Prev.rfind('\n') + 1).trim().starts_with("// Scalar tail");
+  StringRef Between = Before.drop_front(At);
+  Between = Between.drop_front(std::min(Between.size(), Between.find('\n')));
+  return !Between.contains("for (") && !Between.contains("while (") &&
+         !Between.contains('}');
+}
+
+/// Whether \p Block (a `{ }` body without its `{`) holds a rewrite's marker
+/// comment (`// astra-opt <rewrite>: `) among its own statements, not in a
+/// block nested in it: the guard of a rewrite opens its fast path with one.
+bool hasTopLevelMarker(StringRef Block) {
+  int Depth = 0;
+  for (size_t I = 0; I < Block.size(); ++I) {
+    char C = Block[I];
+    if (C == '{')
+      ++Depth;
+    else if (C == '}')
+      --Depth;
+    if (C != '/' || !Block.substr(I).starts_with("//"))
+      continue;
+    StringRef Comment =
+        Block.substr(I).take_until([](char X) { return X == '\n'; });
+    I += Comment.size();
+    if (Depth != 0 || !Comment.consume_front("// astra-opt "))
+      continue;
+    StringRef Name =
+        Comment.take_until([](char X) { return X == ':' || X == ' '; });
+    if (Comment.drop_front(Name.size()).starts_with(":") && findRewrite(Name))
+      return true; // a rewrite's own marker, not a comment of the user's
+  }
+  return false;
+}
+
+/// Whether \p If is a rewrite's guard, whose else branch is the original
+/// code: its then branch holds a rewrite's marker comment among its own
+/// statements, or it tests register-cache's `rcFits` flag.
+bool isRewriteGuard(const SourceManager &SM, StringRef Buf, const IfStmt *If) {
+  StringRef Then = textOf(SM, Buf, If->getThen());
+  if (Then.consume_front("{") && hasTopLevelMarker(Then))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(If->getCond()->IgnoreParenImpCasts());
+  return Ref && Ref->getDecl()->getName().starts_with("rcFits") &&
+         Buf.contains("// astra-opt register-cache: ");
 }
 
 bool isSideLoop(ASTContext &Ctx, StringRef Buf, const Stmt *Loop) {
@@ -57,8 +101,7 @@ bool isSideLoop(ASTContext &Ctx, StringRef Buf, const Stmt *Loop) {
     if (Parents.empty())
       return false;
     const auto *If = Parents[0].get<IfStmt>();
-    if (If && S && If->getElse() == S &&
-        textOf(SM, Buf, If->getThen()).contains("// astra-opt "))
+    if (If && S && If->getElse() == S && isRewriteGuard(SM, Buf, If))
       return true;
     if (Parents[0].get<FunctionDecl>())
       return false;

@@ -16,6 +16,9 @@
 // RUN: %astra-opt --apply=keep-original:kernel=cfill %s | FileCheck %s --check-prefix=CFILL
 // RUN: not %astra-opt --apply=keep-original:kernel=timplicit %s 2>&1 | FileCheck %s --check-prefix=IMPLICIT
 // RUN: not %astra-opt --apply=keep-original:kernel=taken %s 2>&1 | FileCheck %s --check-prefix=TAKEN
+// RUN: not %astra-opt --apply=keep-original:kernel=outside %s 2>&1 | FileCheck %s --check-prefix=OUTSIDE
+// RUN: not %astra-opt --apply=keep-original:kernel=bounded %s 2>&1 | FileCheck %s --check-prefix=BOUNDED
+// RUN: not %astra-opt --apply=keep-original:kernel=twice %s 2>&1 | FileCheck %s --check-prefix=TWONS
 // RUN: %astra-opt --apply=keep-original:kernel=scale %s -o %t.once.cu
 // RUN: not %astra-opt --apply=keep-original:kernel=scale %t.once.cu 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: %astra-opt --list-options %s | FileCheck %s --check-prefix=OPTIONS
@@ -104,11 +107,31 @@ __device__ float taken_small;
 
 // TWICE: note: the file keeps scale already (scale_small)
 
+namespace ns {
+__global__ void outside(float *out);
+}
+__global__ void ns::outside(float *out) { out[0] = 2.0f; }
+// OUTSIDE: note: the kernel is defined out of line (ns::outside): the copy would need a declaration of its own there
+
+__global__ void __launch_bounds__(64) bounded(float *out);
+__global__ void bounded(float *out) { out[threadIdx.x] = 0.0f; }
+// BOUNDED: note: an earlier declaration of bounded gives its __launch_bounds__, which the copy of the definition would not have
+
+namespace a {
+template <typename T> __global__ void twice(T *out) { out[0] = T(1); }
+}
+namespace b {
+template <typename T> __global__ void twice(T *out) { out[0] = T(2); }
+}
+template __global__ void a::twice<float>(float *);
+template __global__ void b::twice<int>(int *);
+// TWONS: note: another kernel is named twice too (in another scope)
+
 // OPTIONS-NOT: : keep-original
 // LIST-DAG: keep-original scale: applies: a copy of scale as it is, scale_small, for the launches below the plan's min-threads bound (launch:...,small-entry=1)
 // LIST-DAG: keep-original tadd: applies: a copy of tadd as it is, tadd_small (2 explicit instantiation(s) copied)
 
-// LAUNCH: warning: the launch at {{.*}} changes its grid only from 65536 threads on: change it by hand, as the launch contract in the plan and the report says
+// LAUNCH: warning: the launch at {{.*}} changes its grid only from 65536 threads on (and below that launches scale_small): change it by hand, as the launch contract in the plan and the report says
 // COPY-DAG: keep-original scale: does not apply: the file keeps scale already (scale_small)
 // COPY-DAG: keep-original scale_small: does not apply: scale_small is the copy of scale that keep-original kept
 // NOCOPY: note: launch of scale: small-entry=1 runs scale_small below the bound, which the file does not hold: apply keep-original:kernel=scale first in the plan

@@ -402,6 +402,10 @@ llvm::Error resolveCandidateLaunch(const KernelSpec &K, const Shape &S,
 llvm::Expected<std::string> candidateKernelName(const KernelSpec &K,
                                                 const LaunchOverrides &O);
 
+/// What keep-original appends to a kernel's name for its copy, the entry a
+/// candidate with `small-entry=1` runs below its bound.
+inline constexpr llvm::StringLiteral SmallEntrySuffix = "_small";
+
 /// The entry a candidate with `small-entry=1` runs below its min-threads
 /// bound: the spec's kernel name with `_small` after its base name
 /// (`spmm_csr` -> `spmm_csr_small`, `ns::k<float>` -> `ns::k_small<float>`),

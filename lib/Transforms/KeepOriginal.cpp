@@ -87,9 +87,11 @@ std::string whyNameTaken(const RewriteContext &RC, const FunctionDecl *K,
   Lexer L(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(),
           Buf.begin(), Buf.end());
   Token T;
-  while (!L.LexFromRawLexer(T) || T.isNot(tok::eof))
+  do {
+    L.LexFromRawLexer(T);
     if (T.is(tok::raw_identifier) && T.getRawIdentifier() == NewName)
       return "the name " + NewName.str() + " already appears in the file";
+  } while (T.isNot(tok::eof));
   return "";
 }
 
@@ -188,8 +190,7 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
              "instantiation names is not known here");
       continue;
     }
-    if (const FunctionDecl *Prev = K->getPreviousDecl();
-        Prev && any_of(Prev->redecls(), [&](const FunctionDecl *D) {
+    if (any_of(K->redecls(), [&](const FunctionDecl *D) {
           return D != K && D->hasAttr<CUDALaunchBoundsAttr>();
         })) {
       Refuse("an earlier declaration of " + Name +

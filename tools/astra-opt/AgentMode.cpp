@@ -229,8 +229,16 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   CompileSetup Setup = SetupIn;
   Setup.ReusePreamble = true;
   // From here on Ctrl-C stops the search cleanly instead of killing it.
+  // After an interrupt the handler stays: `timeout` and a shell pass one
+  // Ctrl-C on to the whole process group as well, and that second SIGINT
+  // may arrive only after the run has stopped, while it writes the report;
+  // under the default action it would kill the process (CI saw exit 254
+  // from a loaded machine's llm-interrupt test).
   auto *OldHandler = std::signal(SIGINT, onInterrupt);
-  llvm::scope_exit Restore([&] { std::signal(SIGINT, OldHandler); });
+  llvm::scope_exit Restore([&] {
+    if (!Interrupted)
+      std::signal(SIGINT, OldHandler);
+  });
   if (DryRun && AgentName != "search")
     return printLlmDryRun(Setup, In.FileName, In.Code, Spec, AgentName,
                           KernelNames);

@@ -97,11 +97,12 @@ std::string whyNameTaken(const RewriteContext &RC, const FunctionDecl *K,
 
 } // namespace
 
-bool keepsOriginal(const RewriteContext &RC, StringRef Kernel) {
+bool keepsOriginal(const RewriteContext &RC, StringRef Kernel,
+                   ArrayRef<const FunctionDecl *> Kernels) {
   const SourceManager &SM = RC.getSourceManager();
   StringRef Buf = SM.getBufferData(SM.getMainFileID());
   std::string Copy = (Kernel + SmallEntrySuffix).str();
-  for (const FunctionDecl *K : findKernels(RC.getASTContext())) {
+  for (const FunctionDecl *K : Kernels) {
     if (K->getName() != Copy)
       continue;
     SourceLocation At = SM.getExpansionLoc(definitionRange(K).getBegin());
@@ -147,7 +148,9 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
   const SourceManager &SM = RC.getSourceManager();
   StringRef Buf = SM.getBufferData(SM.getMainFileID());
   std::vector<PlannedSite> Sites;
-  for (const FunctionDecl *K : findKernels(Ctx)) {
+  // Found once: each kernel's checks look at the others.
+  std::vector<const FunctionDecl *> Kernels = findKernels(Ctx);
+  for (const FunctionDecl *K : Kernels) {
     std::string Name = K->getNameAsString();
     std::string NewName = Name + SmallEntrySuffix.str();
     PlannedSite PS;
@@ -167,11 +170,11 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
     StringRef Base = StringRef(Name).drop_back(SmallEntrySuffix.size());
     if (StringRef(Name).ends_with(SmallEntrySuffix) &&
-        keepsOriginal(RC, Base)) {
+        keepsOriginal(RC, Base, Kernels)) {
       Refuse(Name + " is the copy of " + Base + " that keep-original kept");
       continue;
     }
-    if (keepsOriginal(RC, Name)) {
+    if (keepsOriginal(RC, Name, Kernels)) {
       Refuse("the file keeps " + Name + " already (" + NewName + ")");
       continue;
     }
@@ -182,7 +185,7 @@ KeepOriginal::plan(RewriteContext &RC, const RewriteParams &P) const {
              "): the copy would need a declaration of its own there");
       continue;
     }
-    if (count_if(findKernels(Ctx), [&](const FunctionDecl *O) {
+    if (count_if(Kernels, [&](const FunctionDecl *O) {
           return O->getName() == Name;
         }) > 1) {
       Refuse("another kernel is named " + Name +

@@ -226,7 +226,7 @@ protected:
                 "give the bound";
         else if (C.TemplateArg >= 0)
           Why = "small-entry=1 cannot go with template-arg";
-        else if (!keepsOriginal(RC, Name))
+        else if (!keepsOriginal(RC, Name, findKernels(Ctx)))
           Why = "small-entry=1 runs " + Name + SmallEntrySuffix.str() +
                 " below the bound, which the file does not hold: apply "
                 "keep-original:kernel=" +

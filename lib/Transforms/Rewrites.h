@@ -26,7 +26,9 @@ std::string keepOriginalMarker(llvm::StringRef Kernel);
 /// Whether the file holds keep-original's copy of \p Kernel: a kernel
 /// `<Kernel>_small` right after that comment (the launch rewrite's
 /// small-entry needs it).
-bool keepsOriginal(const RewriteContext &RC, llvm::StringRef Kernel);
+/// \p Kernels: findKernels() of the file.
+bool keepsOriginal(const RewriteContext &RC, llvm::StringRef Kernel,
+                   llvm::ArrayRef<const clang::FunctionDecl *> Kernels);
 
 } // namespace astra
 

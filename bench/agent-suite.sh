@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # agent-suite.sh: run `astra-opt --agent-rewrite` on every kernel of the
 # suite (default budgets unless given) on a GPU machine, keep each report
-# and plan, and print one table: per kernel the winning plan, the verified
-# geomean speedup, the largest shape's % of copy bandwidth, candidates
-# judged, wall time; then the suite's geometric-mean speedup.
+# and plan, and print one table (bench/suite-table.py): per kernel the
+# winning plan, the verified geomean speedup, the largest shape's % of copy
+# bandwidth, candidates judged, wall time, per-shape speedups and a ceiling
+# from the copy bandwidth; then the suite's geometric-mean speedup and its
+# ceiling.
 #
 #   bench/agent-suite.sh [--prefix DIR] [--kernels DIR] [--out DIR]
 #                        [--only k1,k2] [-- extra astra-opt arguments]
@@ -45,33 +47,4 @@ for cu in "$kernels"/*.cu; do
   echo "$k rc=$rc wall=$(( (end - start) / 1000000 ))e-3" >> "$out/runs.txt"
   tail -3 "$out/$k.log"
 done
-python3 - "$out" <<'PY'
-import json, math, os, sys
-out = sys.argv[1]
-walls = {}
-for line in open(os.path.join(out, "runs.txt")):
-    k, rc, wall = line.split()
-    walls[k] = (rc, float(wall.split("=")[1]))
-rows, logs = [], []
-for k in sorted(walls):
-    p = os.path.join(out, k + ".report.json")
-    if not os.path.exists(p):
-        rows.append((k, "(no report: %s)" % walls[k][0], 1.0, "", 0, walls[k][1])); continue
-    r = json.load(open(p))
-    for K in r["kernels"]:
-        judged = sum(1 for c in K["candidates"] if c["status"] == "evaluated")
-        w = K.get("winner")
-        if w:
-            fc = w["final_check"]
-            timed = [s for s in fc["shapes"] if s.get("timing") and not s.get("generated")]
-            pct = timed[-1]["timing"]["candidate_pct_copy"] if timed else 0
-            rows.append((K["kernel"], " + ".join(w["plan"]), w["geomean_speedup"], "%.1f" % pct, judged, walls[k][1]))
-        else:
-            rows.append((K["kernel"], "(original: " + K["summary"] + ")", 1.0, "", judged, walls[k][1]))
-print("| kernel | winning plan | geomean speedup | largest shape % of copy | judged | wall s |")
-print("|---|---|---|---|---|---|")
-for k, plan, sp, pct, judged, wall in rows:
-    print("| %s | %s | %.3fx | %s | %d | %.0f |" % (k, plan, sp, pct, judged, wall))
-g = math.exp(sum(math.log(r[2]) for r in rows) / max(1, len(rows)))
-print("\nsuite geometric-mean speedup: %.3fx over %d kernels" % (g, len(rows)))
-PY
+python3 "$here/suite-table.py" "$out"

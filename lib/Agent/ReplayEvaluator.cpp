@@ -4,12 +4,15 @@
 // for, every evaluated candidate's plan and harness result. Replaying it
 // runs the whole loop deterministically without a GPU: the CPU tests do,
 // and so can a user who wants to see what another plan choice would do.
+// A winner's re-verification gives its recorded failed recheck where the
+// report has one with a result, else the candidate's first verdict.
 //
 //===----------------------------------------------------------------------===//
 #include "astra/Agent/Evaluator.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Support/Error.h"
 #include "astra/Support/Output.h"
+#include <map>
 
 using namespace llvm;
 
@@ -19,6 +22,9 @@ namespace {
 class ReplayEvaluator : public Evaluator {
 public:
   StringMap<VerifyResult> Recorded;
+  /// Re-verifications that did not say faster (the report's
+  /// failed_rechecks with a result), by candidate key.
+  StringMap<VerifyResult> Rechecks;
 
   Expected<VerifyResult> evaluate(const Candidate &C, StringRef,
                                   unsigned) override {
@@ -33,6 +39,9 @@ public:
   }
   Expected<VerifyResult> verifyFully(const Candidate &C,
                                      StringRef Ptx) override {
+    auto It = Rechecks.find(C.key());
+    if (It != Rechecks.end())
+      return It->second;
     return evaluate(C, Ptx, 0);
   }
 };
@@ -64,6 +73,7 @@ createReplayEvaluator(StringRef ReportPath, StringRef Kernel) {
     const json::Array *Cs = K->getArray("candidates");
     if (!Cs)
       return Bad("kernel '" + Kernel + "' has no 'candidates'");
+    std::map<int64_t, std::string> KeyOfIndex;
     for (const json::Value &CV : *Cs) {
       const json::Object *C = CV.getAsObject();
       if (!C)
@@ -76,6 +86,8 @@ createReplayEvaluator(StringRef ReportPath, StringRef Kernel) {
       std::string Key = Cand.key();
       if (auto K = C->getString("key"))
         Key = K->str();
+      if (auto I = C->getInteger("index"))
+        KeyOfIndex[*I] = Key;
       // The harness's full result when recorded, else the verdict alone
       // (hand-written recordings).
       VerifyResult VR;
@@ -98,6 +110,20 @@ createReplayEvaluator(StringRef ReportPath, StringRef Kernel) {
       }
       R->Recorded[Key] = std::move(VR);
     }
+    if (const json::Array *Fs = K->getArray("failed_rechecks"))
+      for (const json::Value &FV : *Fs) {
+        const json::Object *F = FV.getAsObject();
+        const json::Value *Res = F ? F->get("result") : nullptr;
+        auto I = F ? F->getInteger("index") : std::nullopt;
+        if (!Res || !I || !KeyOfIndex.count(*I))
+          continue; // no result recorded: the first verdict stands
+        VerifyResult VR;
+        json::Path::Root Root("result");
+        if (!fromJSON(*Res, VR, Root))
+          return Bad("failed recheck of candidate " + std::to_string(*I) +
+                     ": " + toString(Root.getError()));
+        R->Rechecks[KeyOfIndex[*I]] = std::move(VR);
+      }
   }
   if (!Found)
     return Bad("no kernel '" + Kernel + "' in it");

@@ -97,8 +97,12 @@ json::Value reportToJSON(const AgentResult &R) {
       O["winner"] = nullptr;
     }
     json::Array Failed;
-    for (auto &[Idx, Why] : K.FailedRechecks)
-      Failed.push_back(json::Object{{"index", Idx}, {"why", Why}});
+    for (const FailedRecheck &F : K.FailedRechecks) {
+      json::Object FO{{"index", F.Index}, {"why", F.Why}};
+      if (F.Result)
+        FO["result"] = toJSON(*F.Result);
+      Failed.push_back(std::move(FO));
+    }
     O["failed_rechecks"] = std::move(Failed);
     if (K.AgentReport.kind() != json::Value::Null)
       O["agent_report"] = K.AgentReport;

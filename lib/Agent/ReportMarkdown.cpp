@@ -164,8 +164,12 @@ void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
                     escapeCell(Largest), escapeCell(Note));
     }
     OS << "\n";
-    for (auto &[Idx, Why] : K.FailedRechecks)
-      OS << formatv("Candidate {0} was not kept: {1}.\n", Idx, Why);
+    for (const FailedRecheck &F : K.FailedRechecks) {
+      OS << formatv("Candidate {0} was not kept: {1}", F.Index, F.Why);
+      if (F.Result && !F.Result->SlowerShapes.empty())
+        OS << " (slower on " << join(F.Result->SlowerShapes, "; ") << ")";
+      OS << ".\n";
+    }
     if (!K.FailedRechecks.empty())
       OS << "\n";
   }

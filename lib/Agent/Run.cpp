@@ -1,6 +1,8 @@
 //===- Run.cpp - --agent-rewrite over a whole file ------------------------===//
 #include "astra/Agent/Run.h"
 #include "Clock.h"
+#include "RunSpec.h"
+#include "SearchSizeBound.h"
 #include "astra/Agent/Plan.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Harness/PtxScan.h"
@@ -39,217 +41,6 @@ selectKernels(const LaunchSpecFile &SF, ArrayRef<std::string> Asked) {
   return Out;
 }
 } // namespace
-
-/// The threads per block of \p K's launch when it is the same on every
-/// spec shape (with \p Var set to \p Value, unless Var is empty).
-static std::optional<int64_t> sameThreads(const KernelSpec &K, StringRef Var,
-                                          int64_t Value) {
-  std::optional<int64_t> Threads;
-  for (const Shape &S : K.Shapes) {
-    Shape With = S;
-    if (!Var.empty())
-      With.set(Var, Value);
-    Expected<ResolvedLaunch> L = resolve(K, With);
-    if (!L) {
-      consumeError(L.takeError());
-      return std::nullopt;
-    }
-    int64_t N = int64_t(L->Block[0]) * L->Block[1] * L->Block[2];
-    if (Threads && *Threads != N)
-      return std::nullopt;
-    Threads = N;
-  }
-  return Threads;
-}
-
-/// The one top-level template argument of \p K's name (`k<__half, 256>`)
-/// written as the spec's threads per block, if there is exactly one: the
-/// argument a kernel template's block size may be (`template-arg=`).
-static std::optional<unsigned> blockTemplateArg(const KernelSpec &K) {
-  SmallVector<StringRef, 4> Args = templateArgsOf(K.Kernel);
-  std::optional<int64_t> Threads = sameThreads(K, "", 0);
-  if (Args.empty() || !Threads)
-    return std::nullopt;
-  std::optional<unsigned> Found;
-  for (unsigned I = 0; I < Args.size(); ++I) {
-    int64_t V = 0;
-    if (Args[I].getAsInteger(10, V) || V != *Threads)
-      continue;
-    if (Found)
-      return std::nullopt; // two candidates: which one is not known
-    Found = I;
-  }
-  return Found;
-}
-
-/// The launch steps the spec's `tunable` allows for \p K (source name
-/// \p Source): one per variable and value other than the spec's own, with
-/// `block=` the threads per block when that is the same on every shape.
-/// Where the spec's instantiation writes its block size as a template
-/// argument and the launch rewrite accepts that argument on \p Code, each
-/// step is a new instantiation instead (`template-arg=`).
-std::vector<std::string> tunableLaunchSteps(const CompileSetup &Setup,
-                                            StringRef FileName, StringRef Code,
-                                            const KernelSpec &K,
-                                            StringRef Source) {
-  std::vector<std::string> Steps;
-  std::optional<unsigned> TArg = blockTemplateArg(K);
-  for (const TunableVar &T : K.Tunable)
-    for (int64_t V : T.Values) {
-      if (all_of(K.Shapes,
-                 [&](const Shape &S) { return S.lookup(T.Name) == V; }))
-        continue; // the spec's own launch
-      std::optional<int64_t> Threads = sameThreads(K, T.Name, V);
-      std::string Step = "launch:kernel=" + Source.str() + "," + T.Name + "=" +
-                         std::to_string(V);
-      if (Threads)
-        Step += ",block=" + std::to_string(*Threads);
-      if (Threads && TArg) {
-        std::string Inst = Step + ",template-arg=" + std::to_string(*TArg);
-        Expected<RewriteParams> P = RewriteParams::parse(Inst);
-        Expected<ApplyResult> R = P ? applyRewrite(Setup, FileName, Code, *P)
-                                    : Expected<ApplyResult>(P.takeError());
-        if (R)
-          Step = Inst;
-        else
-          consumeError(R.takeError()); // not a template block: the plain one
-      }
-      Steps.push_back(Step);
-    }
-  return Steps;
-}
-
-/// The instantiation that a candidate of \p Steps runs as (the spec's kernel
-/// unless a launch step sets `template-arg=`).
-static std::string kernelAfter(const KernelSpec &K,
-                               const std::vector<std::string> &Steps) {
-  Expected<LaunchOverrides> O = launchOverridesOf(Steps);
-  if (!O) {
-    consumeError(O.takeError());
-    return K.Kernel;
-  }
-  Expected<std::string> Name = candidateKernelName(K, *O);
-  if (!Name) {
-    consumeError(Name.takeError());
-    return K.Kernel;
-  }
-  return *Name;
-}
-
-/// Elements of \p K's narrowest buffer (of an output, with \p Outputs) per
-/// 16-byte pack (0 when none).
-static unsigned packWidth(const KernelSpec &K, bool Outputs = false) {
-  unsigned Narrowest = 0;
-  for (const ArgSpec &A : K.Args)
-    if (!A.IsScalar && (!Outputs || A.Role != ArgRole::In) &&
-        (!Narrowest || dtypeSize(A.Type) < Narrowest))
-      Narrowest = dtypeSize(A.Type);
-  return Narrowest && Narrowest <= 16 ? 16 / Narrowest : 0;
-}
-
-/// fold-blocks steps for \p K whose bound the spec gives: a grid dimension
-/// (x or y) whose extent is a variable that an integer scalar argument
-/// takes as its value (`"grid": ["T", "H"]` with `num_heads` = H); for a
-/// kernel with barriers or shared memory, an exact fold of any dimension
-/// whose extent is a variable. The longest extent at the last shape first.
-static std::vector<std::string> foldSteps(const KernelSpec &K,
-                                          const KernelInfo &KI) {
-  StringRef Source = KI.Name;
-  // Rows that share barriers cannot return past a bound: such a kernel
-  // folds exactly, where K divides the extent (fold-blocks:exact=1).
-  bool Exact = !KI.Barriers.empty() || !KI.SharedArrays.empty();
-  std::vector<std::pair<int64_t, std::string>> Steps;
-  for (size_t D = 0; D < K.Grid.size() && D < 2; ++D) {
-    std::vector<std::string> Vars = K.Grid[D].variables();
-    if (Vars.size() != 1 || K.Grid[D].text() != Vars[0] || K.Shapes.empty())
-      continue;
-    int64_t Extent = K.Shapes.back().lookup(Vars[0]).value_or(0);
-    std::vector<const ArgSpec *> Holders;
-    for (const ArgSpec &A : K.Args)
-      if (A.IsScalar && !A.IsStruct && !A.Value.IsFloat &&
-          A.Value.Int.text() == Vars[0])
-        Holders.push_back(&A);
-    // Two arguments with the grid's value (num_heads, num_kv_heads = H):
-    // which one the kernel means is not known; no fold, unless exact.
-    if (Exact)
-      Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
-                                   ",dim=" + (D ? "y" : "x") + ",exact=1"});
-    else if (Holders.size() == 1)
-      Steps.push_back({Extent, "fold-blocks:kernel=" + Source.str() +
-                                   ",bound=" + Holders[0]->Name +
-                                   ",dim=" + (D ? "y" : "x")});
-  }
-  // The longest extent first: folding it leaves the most blocks.
-  llvm::stable_sort(Steps, [](const auto &A, const auto &B) {
-    return A.first > B.first;
-  });
-  std::vector<std::string> Out;
-  for (auto &[Extent, Step] : Steps)
-    Out.push_back(std::move(Step));
-  return Out;
-}
-
-/// coarsen steps for \p K: the spec's block.x is a variable that exactly one
-/// integer scalar argument takes as its value (`"block": ["gs"]` with
-/// group_size = gs), kept when the rewrite applies to \p Code.
-static std::vector<std::string> coarsenSteps(const CompileSetup &Setup,
-                                             StringRef FileName,
-                                             StringRef Code,
-                                             const KernelSpec &K,
-                                             StringRef Source) {
-  if (K.Block.empty())
-    return {};
-  std::vector<std::string> Vars = K.Block[0].variables();
-  if (Vars.size() != 1 || K.Block[0].text() != Vars[0])
-    return {};
-  std::vector<const ArgSpec *> Holders;
-  for (const ArgSpec &A : K.Args)
-    if (A.IsScalar && !A.IsStruct && !A.Value.IsFloat &&
-        A.Value.Int.text() == Vars[0])
-      Holders.push_back(&A);
-  if (Holders.size() != 1)
-    return {};
-  std::string Step =
-      "coarsen:kernel=" + Source.str() + ",extent=" + Holders[0]->Name;
-  Expected<RewriteParams> P = RewriteParams::parse(Step);
-  if (!P) {
-    consumeError(P.takeError());
-    return {};
-  }
-  Expected<ApplyResult> R = applyRewrite(Setup, FileName, Code, *P);
-  if (!R) {
-    consumeError(R.takeError()); // refused: listed with --list-rewrites
-    return {};
-  }
-  return {Step};
-}
-
-/// The threads per block of \p K's last shape under the launch of \p Steps,
-/// all of them or (\p XOnly) the block's x extent.
-static uint64_t blockThreadsAfter(const KernelSpec &K, StringRef Source,
-                                  const std::vector<std::string> &Steps,
-                                  bool XOnly = false) {
-  if (K.Shapes.empty())
-    return 0;
-  Expected<LaunchOverrides> O = launchOverridesOf(Steps, Source);
-  if (!O) {
-    consumeError(O.takeError());
-    return 0;
-  }
-  const Shape &S = K.Shapes.back();
-  Expected<ResolvedLaunch> L = resolve(K, S);
-  if (!L) {
-    consumeError(L.takeError());
-    return 0;
-  }
-  if (Error E = resolveCandidateLaunch(K, S, *O, *L)) {
-    consumeError(std::move(E));
-    return 0;
-  }
-  if (XOnly)
-    return L->Cand.Block[0];
-  return uint64_t(L->Cand.Block[0]) * L->Cand.Block[1] * L->Cand.Block[2];
-}
 
 Expected<AgentResult> runAgent(const CompileSetup &Setup,
                                const AgentOptions &Opts) {
@@ -327,13 +118,13 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     Ctx.KernelAfter = [K](const std::vector<std::string> &Steps) {
       return kernelAfter(*K, Steps);
     };
+    Ctx.ShapeThreads = shapeThreads(*K);
     for (const Shape &S : K->Shapes) {
       Expected<ResolvedLaunch> L = resolve(*K, S);
       if (!L) {
         consumeError(L.takeError()); // the harness reports it
         continue;
       }
-      Ctx.ShapeThreads.push_back({S.str(), L->dims().threads()});
       if (&S == &K->Shapes.back())
         for (size_t I = 0; I < K->Args.size() && I < L->Args.size(); ++I)
           if (L->Args[I].IsScalar && !L->Args[I].IsFloat)
@@ -361,47 +152,114 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
   std::string Composed = Opts.Code;
   for (size_t I = 0; I < Res.Kernels.size() && !Res.Interrupted; ++I) {
     KernelOutcome &KO = Res.Kernels[I];
+    // Room for the one split below, so that Ranked's pointers stay valid.
+    KO.Run.Evaluations.reserve(KO.Run.Evaluations.size() + 1);
     std::vector<const Evaluation *> Ranked =
         rankWinners(KO.Run, Opts.AllowRegression);
-    unsigned Tries = 0;
-    for (const Evaluation *W : Ranked) {
-      if (Tries++ == 3 || (LO.Interrupted && *LO.Interrupted))
-        break;
+    const KernelSpec &KS = *(*Targets)[I];
+    // Builds, compiles and re-verifies \p C in the composed file: the code
+    // and the full protocol's result, or why it did not compose.
+    struct Recheck {
+      std::string Code, Ptx;
+      std::optional<VerifyResult> V;
+      std::string Failure;
+    };
+    auto recheck = [&](const Candidate &C) -> Expected<Recheck> {
       auto TV = Clock::now();
+      Recheck R;
       Expected<std::string> Code = buildCandidate(
-          Setup, Opts.FileName, Composed, KO.Run.SourceKernel, W->Cand);
+          Setup, Opts.FileName, Composed, KO.Run.SourceKernel, C);
       Expected<std::string> Ptx =
           Code ? compileCandidate(Setup, Opts.FileName, *Code,
-                                  withKernel(Insts, kernelAfter(*(*Targets)[I],
-                                                                W->Cand.Steps)))
+                                  withKernel(Insts, kernelAfter(KS, C.Steps)))
                : Expected<std::string>(Code.takeError());
       if (!Ptx) {
-        KO.FailedRechecks.push_back(
-            {W->Index, "does not compose: " + toString(Ptx.takeError())});
-        continue;
+        R.Failure = "does not compose: " + toString(Ptx.takeError());
+        return R;
       }
-      Expected<VerifyResult> V = Evaluators[I]->verifyFully(W->Cand, *Ptx);
+      Expected<VerifyResult> V = Evaluators[I]->verifyFully(C, *Ptx);
       KO.Run.Times.Verify += since(TV);
       if (!V)
         return V.takeError();
-      bool Keep = V->Verdict == Verdict::Faster ||
-                  (Opts.AllowRegression && V->Verdict == Verdict::Mixed &&
-                   V->GeoMeanSpeedup > 1);
-      if (!Keep) {
-        KO.FailedRechecks.push_back(
-            {W->Index,
-             formatv("re-verification: {0}{1}", verdictName(V->Verdict),
-                     V->Verdict == Verdict::Refused
-                         ? " (" + reasonName(V->Why).str() + ")"
-                         : formatv(" {0:F3}x", V->GeoMeanSpeedup).str())
-                 .str()});
+      R.Code = std::move(*Code);
+      R.Ptx = std::move(*Ptx);
+      R.V = std::move(*V);
+      return R;
+    };
+    auto keeps = [&](const VerifyResult &V) {
+      return V.Verdict == Verdict::Faster ||
+             (Opts.AllowRegression && V.Verdict == Verdict::Mixed &&
+              V.GeoMeanSpeedup > 1);
+    };
+    auto failure = [](const VerifyResult &V) {
+      return formatv("re-verification: {0}{1}", verdictName(V.Verdict),
+                     V.Verdict == Verdict::Refused
+                         ? " (" + reasonName(V.Why).str() + ")"
+                         : formatv(" {0:F3}x", V.GeoMeanSpeedup).str())
+          .str();
+    };
+    unsigned Tries = 0;
+    bool SplitTried = false;
+    for (const Evaluation *W : Ranked) {
+      if (Tries++ == 3 || (LO.Interrupted && *LO.Interrupted))
+        break;
+      Expected<Recheck> R = recheck(W->Cand);
+      if (!R)
+        return R.takeError();
+      if (!R->V) {
+        KO.FailedRechecks.push_back({W->Index, R->Failure, std::nullopt});
         continue;
       }
+      if (!keeps(*R->V)) {
+        KO.FailedRechecks.push_back({W->Index, failure(*R->V), R->V});
+        // Mixed now, faster before: where the shapes it lost are all smaller
+        // than those it won, the same plan from there on and the kernel as
+        // it was below (one try per kernel, judged with the full protocol).
+        double Estimate = 1;
+        std::optional<std::vector<std::string>> Split;
+        if (!SplitTried && W->Cand.ReplacementSource.empty())
+          Split = splitAfterRecheck(W->Cand.Steps, *R->V, shapeThreads(KS),
+                                    KO.Run.SourceKernel, Estimate);
+        if (!Split)
+          continue;
+        SplitTried = true;
+        Evaluation S;
+        S.Index = KO.Run.Evaluations.size() + 1;
+        S.Round = W->Round;
+        S.Cand = W->Cand;
+        S.Cand.Steps = std::move(*Split);
+        S.Cand.Origin = "recheck";
+        S.Cand.Rationale = formatv("candidate {0} was mixed when re-verified "
+                                   "(slower on the smaller launches): the "
+                                   "same plan with the kernel as it was "
+                                   "below the bound, {1:F3}x expected",
+                                   W->Index, Estimate)
+                               .str();
+        Expected<Recheck> SR = recheck(S.Cand);
+        if (!SR)
+          return SR.takeError();
+        if (!SR->V) {
+          S.Status = EvalStatus::DoesNotApply;
+          S.Note = SR->Failure;
+          KO.Run.Evaluations.push_back(std::move(S));
+          continue;
+        }
+        S.PtxHash = hashText(SR->Ptx);
+        S.Result = SR->V;
+        KO.Run.Evaluations.push_back(std::move(S));
+        if (!keeps(*SR->V)) {
+          KO.FailedRechecks.push_back(
+              {KO.Run.Evaluations.back().Index, failure(*SR->V), SR->V});
+          continue;
+        }
+        W = &KO.Run.Evaluations.back();
+        R = std::move(SR);
+      }
       KO.Kept = W->Index - 1;
-      KO.FinalCheck = std::move(*V);
+      KO.FinalCheck = std::move(*R->V);
       if (!Res.Device)
         Res.Device = KO.FinalCheck->Device;
-      Composed = std::move(*Code);
+      Composed = std::move(R->Code);
       KernelPlan KP;
       KP.Kernel = KO.Run.SpecKernel;
       KP.Steps = W->Cand.Steps;

@@ -14,7 +14,13 @@
 // the shapes below it (a size a caller can read). A mixed plan with a division
 // is also proposed with a copy of the kernel for the launches below N
 // (keep-original before the form that lets the launch divide, and the launch
-// step's small-entry=1): one kernel per size range.
+// step's small-entry=1): one kernel per size range. A mixed plan without a
+// division, slower only below the shapes it won, gets the copy below the
+// bound (keep-original first, `small-entry=1` on its launch step or on a
+// launch step of its own; boundMixedPlan). A winner whose
+// re-verification came out mixed (--agent-rewrite re-verifies it in the
+// composed file) gets the same split from that recheck's shapes
+// (splitAfterRecheck): the whole plan from N on, the kernel as it was below.
 //
 //===----------------------------------------------------------------------===//
 #include "SearchSizeBound.h"
@@ -230,7 +236,107 @@ void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
   Out.push_back(std::move(SP));
 }
 
+/// Mixed against the original without a division: slower on the smaller
+/// launches only (a tunable block that costs a single block's launch, a
+/// form whose setup costs more than it saves on a few elements). The plan
+/// from the bound on, the kernel as it was (keep-original) below.
+void boundMixedPlan(const AgentContext &Ctx, const Evaluation &H,
+                    std::vector<SizeBoundProposal> &Out) {
+  if (H.Result->Verdict != Verdict::Mixed || unboundedDivision(H.Cand.Steps))
+    return;
+  double Estimate = 1;
+  std::optional<std::vector<std::string>> Split = splitAfterRecheck(
+      H.Cand.Steps, *H.Result, Ctx.ShapeThreads, Ctx.SourceKernel, Estimate);
+  if (!Split)
+    return;
+  SizeBoundProposal SP;
+  SP.Option = Split->front();
+  SP.Then.assign(Split->begin() + 1, Split->end());
+  SP.Gain = Estimate;
+  SP.Rationale = "was mixed (slower on the smaller launches): the same plan "
+                 "from the smallest faster launch on, and below that the "
+                 "kernel as it was (keep-original)";
+  SP.From = &H;
+  Out.push_back(std::move(SP));
+}
+
 } // namespace
+
+std::optional<std::vector<std::string>>
+splitAfterRecheck(const std::vector<std::string> &Steps,
+                  const VerifyResult &Recheck,
+                  ArrayRef<std::pair<std::string, uint64_t>> ShapeThreads,
+                  StringRef SourceKernel, double &Estimate) {
+  if (Recheck.Verdict != Verdict::Mixed || SourceKernel.empty())
+    return std::nullopt;
+  std::optional<size_t> LaunchAt;
+  for (size_t I = 0; I < Steps.size(); ++I) {
+    StringRef S = Steps[I];
+    if (S.starts_with("keep-original:"))
+      return std::nullopt;
+    if (!S.starts_with("launch:"))
+      continue;
+    if (LaunchAt)
+      return std::nullopt; // which step would carry the bound is not clear
+    LaunchAt = I;
+  }
+  RewriteParams P;
+  if (LaunchAt) {
+    Expected<RewriteParams> Parsed = RewriteParams::parse(Steps[*LaunchAt]);
+    if (!Parsed) {
+      consumeError(Parsed.takeError());
+      return std::nullopt;
+    }
+    P = std::move(*Parsed);
+    for (StringRef Key : {"min-threads", "small-entry", "template-arg"})
+      if (P.Values.count(Key))
+        return std::nullopt;
+  } else {
+    P.Name = "launch";
+    P.Kernel = SourceKernel.str();
+  }
+  auto ThreadsOf = [&](StringRef Shape) -> std::optional<uint64_t> {
+    for (const auto &[Name, Threads] : ShapeThreads)
+      if (Name == Shape)
+        return Threads;
+    return std::nullopt;
+  };
+  std::vector<std::pair<uint64_t, double>> Timed; // threads, median
+  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
+  for (const ShapeResult &S : Recheck.Shapes) {
+    if (S.Generated || !S.Timing)
+      continue;
+    std::optional<uint64_t> T = ThreadsOf(S.Shape);
+    if (!T)
+      return std::nullopt;
+    Timed.push_back({*T, S.Timing->Speedup.Median});
+    if (S.Timing->Verdict == Verdict::Slower)
+      MaxSlower = std::max(MaxSlower, *T);
+  }
+  for (const ShapeResult &S : Recheck.Shapes)
+    if (!S.Generated && S.Timing && S.Timing->Verdict == Verdict::Faster)
+      if (uint64_t T = *ThreadsOf(S.Shape); T > MaxSlower)
+        MinFaster = std::min(MinFaster, T);
+  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
+  if (Timed.empty() || !Bound)
+    return std::nullopt;
+  double LogSum = 0; // the copy below the bound: 1x there
+  for (auto [T, Median] : Timed)
+    if (T >= *Bound)
+      LogSum += std::log(Median);
+  Estimate = std::exp(LogSum / Timed.size());
+  if (Estimate <= 1)
+    return std::nullopt;
+  P.Values["min-threads"] = std::to_string(*Bound);
+  P.Values["small-entry"] = "1";
+  std::vector<std::string> Out = {"keep-original:kernel=" + SourceKernel.str()};
+  Out.insert(Out.end(), Steps.begin(), Steps.end());
+  if (LaunchAt)
+    Out[*LaunchAt + 1] = formatRewriteParams(P);
+  else
+    Out.push_back(formatRewriteParams(P));
+  return Out;
+}
 
 std::vector<SizeBoundProposal>
 sizeBoundProposals(const AgentContext &Ctx,
@@ -243,6 +349,7 @@ sizeBoundProposals(const AgentContext &Ctx,
     if (H.speedup() <= 0)
       continue; // refused
     boundMixedDivision(Ctx, H, JudgedSpeedup, Out);
+    boundMixedPlan(Ctx, H, Out);
     boundLastLaunch(Ctx, H, Out);
   }
   return Out;

@@ -9,6 +9,7 @@
 
 #include "astra/Agent/Agent.h"
 #include "llvm/ADT/StringMap.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct SizeBoundProposal {
 ///    against the original, slower only on shapes with fewer threads than
 ///    each shape it was faster on: its division from the smallest faster
 ///    shape's launch on;
+///  - a plan mixed against the original without a division, slower only on
+///    shapes with fewer threads than those it was faster on: the whole plan
+///    from the bound on, after keep-original, and the kernel as it was
+///    below (splitAfterRecheck);
 ///  - a plan whose last step changes the launch (a tunable value, a
 ///    division, a fold) on a base with the spec's launch: the split by
 ///    shape size whose larger shapes gain most over the base, when that
@@ -42,6 +47,21 @@ struct SizeBoundProposal {
 std::vector<SizeBoundProposal>
 sizeBoundProposals(const AgentContext &Ctx,
                    const llvm::StringMap<double> &JudgedSpeedup);
+
+/// A winner whose re-verification came out mixed: the same plan after
+/// keep-original, with its launch bounded (`min-threads` and `small-entry=1`
+/// on its one launch step, or a launch step of these two alone when it has
+/// none) so that the launches below the smallest shape the recheck found
+/// faster, above every slower one, run the kernel as it was. None when the
+/// shapes interleave, the plan has several launch steps, bounds its launch
+/// already, keeps a copy already, or names a template argument.
+/// \p ShapeThreads: AgentContext::ShapeThreads. \p Estimate gets the
+/// recheck's geometric mean with the shapes below the bound at 1x.
+std::optional<std::vector<std::string>>
+splitAfterRecheck(const std::vector<std::string> &Steps,
+                  const VerifyResult &Recheck,
+                  llvm::ArrayRef<std::pair<std::string, uint64_t>> ShapeThreads,
+                  llvm::StringRef SourceKernel, double &Estimate);
 
 } // namespace astra
 

@@ -213,9 +213,12 @@ protected:
       const auto *LB = K->getAttr<CUDALaunchBoundsAttr>();
       BlockSizes Sizes = inspectBlockSizes(RC, K, LB, Mine);
       bool SetsBlock = C.Block || C.BlockDiv > 1;
-      if (C.empty()) {
+      // min-threads with small-entry alone is a dispatch by size: the
+      // kernel as rewritten from the bound on, its copy below.
+      if (C.empty() && !(C.SmallEntry && C.MinThreads)) {
         Refuse("nothing to change: give a tunable variable of the spec "
-               "(B=512), grid-x-div, block-x-div, fold-x, fold-y or block" +
+               "(B=512), grid-x-div, block-x-div, fold-x, fold-y, block, or "
+               "min-threads with small-entry=1" +
                Sizes.summary());
         continue;
       }
@@ -390,6 +393,15 @@ protected:
                            Set ? std::to_string(Set) : ceilDiv(Text, Div)});
           Where.push_back("<<<...>>> " + What.str() + " at " + At);
         };
+        if (C.empty()) {
+          Warnings.push_back(
+              "the launch at " + At + " runs " + Name +
+              " at every size: below " + std::to_string(C.MinThreads) +
+              " threads it must launch " + Name + SmallEntrySuffix.str() +
+              ": change it by hand, as the launch contract in "
+              "the plan and the report says");
+          continue;
+        }
         if (C.GridYDiv > 1) {
           Warnings.push_back("the launch at " + At +
                              " must divide its grid's y extent: change it "

@@ -63,6 +63,10 @@ struct LaunchChange {
       Parts.push_back("instantiated with template argument " +
                       std::to_string(TemplateArg) + " = " +
                       std::to_string(Block));
+    if (MinThreads && Parts.empty() && SmallEntry)
+      return "the spec's launch as it is, of the kernel from " +
+             std::to_string(MinThreads) +
+             " threads on and of its copy _small (keep-original) below";
     if (MinThreads)
       Parts.push_back("all of it only where the spec's launch has at least " +
                       std::to_string(MinThreads) + " threads" +

@@ -27,6 +27,10 @@
 // RUN: %astra-opt --list-rewrites %t.once.cu | FileCheck %s --check-prefix=COPY
 // RUN: not %astra-opt --apply=vectorize-loads:kernel=scale,any-grid=1 --apply=launch:kernel=scale,grid-x-div=4,min-threads=65536,small-entry=1 %s 2>&1 | FileCheck %s --check-prefix=NOCOPY
 // RUN: not %astra-opt --apply=vectorize-loads:kernel=scale,any-grid=1 --apply=launch:kernel=scale,grid-x-div=4,small-entry=1 %t.once.cu 2>&1 | FileCheck %s --check-prefix=NOBOUND
+// A dispatch by size alone: the launch as the spec has it, the copy below
+// the bound; without small-entry there is nothing to change.
+// RUN: %astra-opt --list-rewrites --apply=vectorize-loads:kernel=scale --apply=launch:kernel=scale,min-threads=65536,small-entry=1 %t.once.cu 2>&1 | FileCheck %s --check-prefix=DISPATCH
+// RUN: not %astra-opt --apply=launch:kernel=scale,min-threads=65536 %t.once.cu 2>&1 | FileCheck %s --check-prefix=NODISPATCH
 
 #include <cuda_runtime.h>
 
@@ -135,4 +139,6 @@ template __global__ void b::twice<int>(int *);
 // COPY-DAG: keep-original scale: does not apply: the file keeps scale already (scale_small)
 // COPY-DAG: keep-original scale_small: does not apply: scale_small is the copy of scale that keep-original kept
 // NOCOPY: note: launch of scale: small-entry=1 runs scale_small below the bound, which the file does not hold: apply keep-original:kernel=scale first in the plan
+// DISPATCH: warning: the launch at {{.*}} runs scale at every size: below 65536 threads it must launch scale_small: change it by hand, as the launch contract in the plan and the report says
+// NODISPATCH: note: launch of scale: nothing to change: {{.*}}, or min-threads with small-entry=1
 // NOBOUND: note: launch of scale: small-entry=1 names what runs below the min-threads bound: give the bound

@@ -142,7 +142,7 @@ void launch_shift_twice(float *out, const float *in, int n) {
 // MACRO-PTX:  .maxntid 128{{ |,|$}}
 // MACRO-PTX:  .shared .align 4 .b8 {{.*}}[512];
 
-// LIST: launch tile_sum: does not apply: launch of tile_sum: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div, fold-x, fold-y or block; a new block size (block=) goes into the constant kBlock
+// LIST: launch tile_sum: does not apply: launch of tile_sum: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div, fold-x, fold-y, block, or min-threads with small-entry=1; a new block size (block=) goes into the constant kBlock
 // LIST: launch scale: does not apply: launch of scale: nothing to change: {{.*}}; a new block size (block=) goes into the constant kThreads
 // LIST: launch shift: does not apply: launch of shift: nothing to change: {{.*}}; a new block size (block=) goes into the constant threads
 // LIST: launch mtile: does not apply: launch of mtile: nothing to change: {{.*}}; a new block size (block=) goes into the macro MTILE

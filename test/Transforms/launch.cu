@@ -111,7 +111,7 @@ void launch_shift(float *out, const float *in, int n) {
 // BOUNDS: note: launch of scale: the kernel declares __launch_bounds__: give block=<threads per block> of the new launch so that it is rewritten too
 
 // NOTHING: error: rewrite 'launch' does not apply
-// NOTHING-NEXT: note: launch of scale: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div, fold-x, fold-y or block
+// NOTHING-NEXT: note: launch of scale: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div, fold-x, fold-y, block, or min-threads with small-entry=1
 
 // ZERO: error: rewrite 'launch': parameter 'B' (a tunable launch variable) takes a positive integer, got '0'
 

@@ -109,3 +109,87 @@ TEST(SizeBound, UnchangedShapesBelowTheBoundCountAsOriginal) {
 }
 
 } // namespace
+
+namespace {
+/// Four launches of growing size (threads in all).
+const std::vector<std::pair<std::string, uint64_t>> ScatterThreads = {
+    {"E=15", 3840},
+    {"E=15360", 2097152},
+    {"E=163840", 2097152 * 4},
+    {"E=901120", 2097152 * 8}};
+
+VerifyResult
+recheck(const std::vector<std::tuple<std::string, Verdict, double>> &Shapes) {
+  return *mixedPlan({}, Shapes).Result;
+}
+} // namespace
+
+TEST(RecheckSplit, BoundsTheOneLaunchStepBehindACopy) {
+  // As scatter_add on an H100 (2026-11-25): vectorize-loads + B=128 was
+  // faster when judged (1.066x) and mixed when re-verified, the smallest
+  // shape slower.
+  std::vector<std::string> Steps = {"launch:kernel=scatter_add,B=128,block=128",
+                                    "vectorize-loads:loop=scatter_add:L0"};
+  double Estimate = 0;
+  auto Split =
+      splitAfterRecheck(Steps,
+                        recheck({{"E=15", Verdict::Slower, 0.985},
+                                 {"E=15360", Verdict::Faster, 1.177},
+                                 {"E=163840", Verdict::Faster, 1.089},
+                                 {"E=901120", Verdict::NoChange, 1.004}}),
+                        ScatterThreads, "scatter_add", Estimate);
+  ASSERT_TRUE(Split.has_value());
+  EXPECT_EQ(*Split,
+            (std::vector<std::string>{
+                "keep-original:kernel=scatter_add",
+                "launch:kernel=scatter_add,B=128,block=128,min-threads=2097152,"
+                "small-entry=1",
+                "vectorize-loads:loop=scatter_add:L0"}));
+  EXPECT_NEAR(Estimate, std::pow(1.177 * 1.089 * 1.004, 0.25), 1e-9);
+}
+
+TEST(RecheckSplit, APlanWithoutALaunchStepGetsADispatch) {
+  double Estimate = 0;
+  auto Split = splitAfterRecheck({"vectorize-loads:loop=k:L0"},
+                                 recheck({{"E=15", Verdict::Slower, 0.98},
+                                          {"E=15360", Verdict::NoChange, 1.0},
+                                          {"E=163840", Verdict::Faster, 1.3},
+                                          {"E=901120", Verdict::Faster, 1.2}}),
+                                 ScatterThreads, "k", Estimate);
+  ASSERT_TRUE(Split.has_value());
+  // The bound: the smallest faster shape above the slower one, rounded
+  // down to a power of two above every shape below it.
+  EXPECT_EQ(*Split, (std::vector<std::string>{
+                        "keep-original:kernel=k", "vectorize-loads:loop=k:L0",
+                        "launch:kernel=k,min-threads=8388608,small-entry=1"}));
+}
+
+TEST(RecheckSplit, NoneWhereItCannotHelpOrWouldGuess) {
+  double Estimate = 0;
+  auto Mixed = recheck(
+      {{"E=15", Verdict::Slower, 0.98}, {"E=901120", Verdict::Faster, 1.2}});
+  // Slower on the largest shape: no bound keeps the gain.
+  EXPECT_FALSE(splitAfterRecheck({"vectorize-loads:loop=k:L0"},
+                                 recheck({{"E=15", Verdict::Faster, 1.1},
+                                          {"E=901120", Verdict::Slower, 0.9}}),
+                                 ScatterThreads, "k", Estimate));
+  // Two launch steps, a bound already, a copy already, a template argument.
+  for (const std::vector<std::string> &Steps :
+       std::vector<std::vector<std::string>>{
+           {"launch:kernel=k,block-x-div=2", "launch:kernel=k,fold-x=2"},
+           {"launch:kernel=k,B=128,block=128,min-threads=4096"},
+           {"keep-original:kernel=k", "vectorize-loads:loop=k:L0"},
+           {"launch:kernel=k,B=512,block=512,template-arg=0"}})
+    EXPECT_FALSE(
+        splitAfterRecheck(Steps, Mixed, ScatterThreads, "k", Estimate));
+  // A recheck that is not mixed.
+  VerifyResult Slower = Mixed;
+  Slower.Verdict = Verdict::Slower;
+  EXPECT_FALSE(splitAfterRecheck({"vectorize-loads:loop=k:L0"}, Slower,
+                                 ScatterThreads, "k", Estimate));
+  // A shape the spec does not know.
+  EXPECT_FALSE(splitAfterRecheck({"vectorize-loads:loop=k:L0"},
+                                 recheck({{"E=1", Verdict::Slower, 0.98},
+                                          {"E=901120", Verdict::Faster, 1.2}}),
+                                 ScatterThreads, "k", Estimate));
+}

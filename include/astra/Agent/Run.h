@@ -32,14 +32,22 @@ struct AgentOptions {
   std::function<std::unique_ptr<Agent>()> MakeAgent;
 };
 
+/// A winner whose re-verification in the composed file did not say faster.
+struct FailedRecheck {
+  unsigned Index = 0; ///< the candidate's, 1-based
+  std::string Why;    ///< "re-verification: mixed 1.064x", ...
+  /// The re-verification's full result, when the harness gave one.
+  std::optional<VerifyResult> Result;
+};
+
 struct KernelOutcome {
   KernelRun Run;
   /// Index into Run.Evaluations of the kept candidate.
   std::optional<unsigned> Kept;
   /// The re-verification of the kept candidate in the composed file.
   std::optional<VerifyResult> FinalCheck;
-  /// Candidates whose re-verification failed (index, verdict text).
-  std::vector<std::pair<unsigned, std::string>> FailedRechecks;
+  /// Candidates whose re-verification failed.
+  std::vector<FailedRecheck> FailedRechecks;
   std::string Summary; ///< why this outcome, in a sentence
   /// What the agent reported (Agent::getReport), e.g. the LLM's usage.
   llvm::json::Value AgentReport = nullptr;

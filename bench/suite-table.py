@@ -61,7 +61,19 @@ def kernel_row(name, rep, K, wall):
     return {"kernel": K["kernel"], "report": name, "plan": plan, "speedup": sp,
             "pct": pct, "per_shape": per, "judged": len(judged), "wall": wall,
             "ceiling": None, "memory_bound": None,
-            "_shapes": shapes, "_copy_gbs": float(rep["device"]["copy_gbs"])}
+            "_shapes": shapes, "_copy_gbs": copy_gbs(rep, K)}
+
+
+def copy_gbs(rep, K):
+    """The report's copy bandwidth; a report that kept nothing has no device,
+    so then that of a judged candidate's result (None: no ceiling)."""
+    if rep.get("device"):
+        return float(rep["device"]["copy_gbs"])
+    for c in K["candidates"]:
+        d = (c.get("result") or {}).get("device")
+        if d and d.get("copy_gbs"):
+            return float(d["copy_gbs"])
+    return None
 
 
 def launch_times(K):
@@ -122,7 +134,7 @@ def main():
     for r in rows:
         sh = r.pop("_shapes")
         copy = r.pop("_copy_gbs")
-        if not sh or t_launch is None:
+        if not sh or t_launch is None or not copy:
             continue
         r["memory_bound"] = sh[-1]["timing"]["original_pct_copy"] >= MEMORY_BOUND_PCT
         if r["memory_bound"]:  # GB/s = 1e3 bytes/us

@@ -200,8 +200,10 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
     };
     unsigned Tries = 0;
     bool SplitTried = false;
-    for (const Evaluation *W : Ranked) {
-      if (Tries++ == 3 || (LO.Interrupted && *LO.Interrupted))
+    auto interrupted = [&] { return LO.Interrupted && *LO.Interrupted; };
+    for (size_t Rank = 0; Rank < Ranked.size(); ++Rank) {
+      const Evaluation *W = Ranked[Rank];
+      if (Tries++ == 3 || interrupted())
         break;
       Expected<Recheck> R = recheck(W->Cand);
       if (!R)
@@ -212,14 +214,26 @@ Expected<AgentResult> runAgent(const CompileSetup &Setup,
       }
       if (!keeps(*R->V)) {
         KO.FailedRechecks.push_back({W->Index, failure(*R->V), R->V});
-        // Mixed now, faster before: where the shapes it lost are all smaller
-        // than those it won, the same plan from there on and the kernel as
-        // it was below (one try per kernel, judged with the full protocol).
+        // Mixed now, faster before: where the shapes it lost lie below those
+        // it won, the same plan from there on and the kernel as it was below
+        // (one try per kernel, judged with the full protocol), unless the
+        // next winner promises more or the split was judged already.
         double Estimate = 1;
         std::optional<std::vector<std::string>> Split;
-        if (!SplitTried && W->Cand.ReplacementSource.empty())
+        if (!SplitTried && W->Cand.ReplacementSource.empty() && !interrupted())
           Split = splitAfterRecheck(W->Cand.Steps, *R->V, shapeThreads(KS),
                                     KO.Run.SourceKernel, Estimate);
+        if (Split && Rank + 1 < Ranked.size() &&
+            Ranked[Rank + 1]->speedup() >= Estimate)
+          Split.reset();
+        if (Split) {
+          std::string Key = formatSteps(*Split);
+          if (any_of(KO.Run.Evaluations, [&](const Evaluation &E) {
+                return E.Cand.ReplacementSource.empty() &&
+                       formatSteps(E.Cand.Steps) == Key;
+              }))
+            Split.reset();
+        }
         if (!Split)
           continue;
         SplitTried = true;

@@ -52,8 +52,9 @@ sizeBoundProposals(const AgentContext &Ctx,
 /// keep-original, with its launch bounded (`min-threads` and `small-entry=1`
 /// on its one launch step, or a launch step of these two alone when it has
 /// none) so that the launches below the smallest shape the recheck found
-/// faster, above every slower one, run the kernel as it was. None when the
-/// shapes interleave, the plan has several launch steps, bounds its launch
+/// faster, above every slower one, run the kernel as it was (faster shapes
+/// below the bound give their gain up). None when no faster shape lies above
+/// every slower one, the plan has several launch steps, bounds its launch
 /// already, keeps a copy already, or names a template argument.
 /// \p ShapeThreads: AgentContext::ShapeThreads. \p Estimate gets the
 /// recheck's geometric mean with the shapes below the bound at 1x.

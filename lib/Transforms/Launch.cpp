@@ -393,7 +393,10 @@ protected:
                            Set ? std::to_string(Set) : ceilDiv(Text, Div)});
           Where.push_back("<<<...>>> " + What.str() + " at " + At);
         };
-        if (C.empty()) {
+        // Nothing below edits this launch (a dispatch alone, or variables
+        // without block=): it must still launch the copy below the bound.
+        if (C.SmallEntry && C.GridDiv <= 1 && C.BlockDiv <= 1 && !C.Block &&
+            C.GridYDiv <= 1 && !C.folds()) {
           Warnings.push_back(
               "the launch at " + At + " runs " + Name +
               " at every size: below " + std::to_string(C.MinThreads) +

@@ -31,6 +31,7 @@
 // the bound; without small-entry there is nothing to change.
 // RUN: %astra-opt --list-rewrites --apply=vectorize-loads:kernel=scale --apply=launch:kernel=scale,min-threads=65536,small-entry=1 %t.once.cu 2>&1 | FileCheck %s --check-prefix=DISPATCH
 // RUN: not %astra-opt --apply=launch:kernel=scale,min-threads=65536 %t.once.cu 2>&1 | FileCheck %s --check-prefix=NODISPATCH
+// RUN: %astra-opt --apply=launch:kernel=scale,B=512,min-threads=65536,small-entry=1 %t.once.cu -o /dev/null 2>&1 | FileCheck %s --check-prefix=DISPATCH
 
 #include <cuda_runtime.h>
 

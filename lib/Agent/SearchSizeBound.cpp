@@ -40,20 +40,57 @@ namespace {
 /// over the shapes) to be worth judging.
 constexpr double MinGain = 1.005;
 
-std::optional<uint64_t> threadsOf(const AgentContext &Ctx, StringRef Shape) {
-  for (const auto &[Name, Threads] : Ctx.ShapeThreads)
+using ShapeThreadList = ArrayRef<std::pair<std::string, uint64_t>>;
+
+std::optional<uint64_t> threadsOf(ShapeThreadList ShapeThreads,
+                                  StringRef Shape) {
+  for (const auto &[Name, Threads] : ShapeThreads)
     if (Name == Shape)
       return Threads;
   return std::nullopt;
 }
 
-/// The bound between the slower shapes (at most \p MaxSlower threads) and
-/// the faster ones (at least \p MinFaster), or none when they interleave.
-std::optional<uint64_t> boundBetween(uint64_t MaxSlower, uint64_t MinFaster) {
-  if (MinFaster == UINT64_MAX || MaxSlower >= MinFaster)
+/// Where a mixed result splits by launch size: the bound above every slower
+/// shape, at the smallest faster one there (faster shapes below it give
+/// their gain up: they run the original's launch or code), and the result's
+/// geometric mean with the shapes below the bound at 1x.
+struct SizeSplit {
+  uint64_t Bound = 0;
+  double Estimate = 1;
+};
+
+/// The split of \p R's timed spec shapes, or none when no faster shape lies
+/// above every slower one or a shape's launch size is unknown. The bound is
+/// rounded down to a power of two where that stays above the slower shapes.
+std::optional<SizeSplit> splitByThreads(const VerifyResult &R,
+                                        ShapeThreadList ShapeThreads) {
+  std::vector<std::pair<uint64_t, const ShapeResult *>> Timed;
+  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
+  for (const ShapeResult &S : R.Shapes) {
+    if (S.Generated || !S.Timing)
+      continue;
+    std::optional<uint64_t> T = threadsOf(ShapeThreads, S.Shape);
+    if (!T)
+      return std::nullopt;
+    Timed.push_back({*T, &S});
+    if (S.Timing->Verdict == Verdict::Slower)
+      MaxSlower = std::max(MaxSlower, *T);
+  }
+  for (auto [T, S] : Timed)
+    if (S->Timing->Verdict == Verdict::Faster && T > MaxSlower)
+      MinFaster = std::min(MinFaster, T);
+  if (Timed.empty() || MinFaster == UINT64_MAX)
     return std::nullopt;
-  uint64_t Bound = uint64_t(1) << Log2_64(MinFaster);
-  return Bound <= MaxSlower ? MinFaster : Bound;
+  SizeSplit Out;
+  Out.Bound = uint64_t(1) << Log2_64(MinFaster);
+  if (Out.Bound <= MaxSlower)
+    Out.Bound = MinFaster;
+  double LogSum = 0;
+  for (auto [T, S] : Timed)
+    if (T >= Out.Bound)
+      LogSum += std::log(S->Timing->Speedup.Median);
+  Out.Estimate = std::exp(LogSum / Timed.size());
+  return Out;
 }
 
 const Evaluation *findJudged(const AgentContext &Ctx, StringRef Steps) {
@@ -87,33 +124,13 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
     if (launchStepEditsSource(*Other))
       return;
   }
-  // The bound lies above every slower shape, at the smallest faster one
-  // there; faster shapes below it (segment_mean_csr's single row) give
+  // Faster shapes below the bound (segment_mean_csr's single row) give
   // their gain up: they run the original's launch too.
-  std::vector<std::pair<uint64_t, const ShapeResult *>> Timed;
-  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
-  for (const ShapeResult &S : H.Result->Shapes) {
-    if (S.Generated || !S.Timing)
-      continue;
-    std::optional<uint64_t> T = threadsOf(Ctx, S.Shape);
-    if (!T)
-      return;
-    Timed.push_back({*T, &S});
-    if (S.Timing->Verdict == Verdict::Slower)
-      MaxSlower = std::max(MaxSlower, *T);
-  }
-  for (auto [T, S] : Timed)
-    if (S->Timing->Verdict == Verdict::Faster && T > MaxSlower)
-      MinFaster = std::min(MinFaster, T);
-  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
-  if (Timed.empty() || !Bound)
+  std::optional<SizeSplit> Split = splitByThreads(*H.Result, Ctx.ShapeThreads);
+  if (!Split)
     return;
-  double LogSum = 0; // the original's launch below the bound: 1x there
-  for (auto [T, S] : Timed)
-    if (T >= *Bound)
-      LogSum += std::log(S->Timing->Speedup.Median);
   RewriteParams P = Div->second;
-  P.Values["min-threads"] = std::to_string(*Bound);
+  P.Values["min-threads"] = std::to_string(Split->Bound);
   SizeBoundProposal SP;
   SP.Base.assign(H.Cand.Steps.begin(), H.Cand.Steps.begin() + Div->first - 1);
   SP.Option = H.Cand.Steps[Div->first - 1];
@@ -121,11 +138,10 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   SP.Then.insert(SP.Then.end(), H.Cand.Steps.begin() + Div->first + 1,
                  H.Cand.Steps.end());
   auto B = JudgedSpeedup.find(formatSteps(SP.Base));
-  SP.Gain = std::exp(LogSum / Timed.size()) /
-            (B == JudgedSpeedup.end() ? 1.0 : B->second);
+  SP.Gain = Split->Estimate / (B == JudgedSpeedup.end() ? 1.0 : B->second);
   SP.Rationale = "was mixed (slower on the smaller launches): the same plan "
                  "with the launch divided only from " +
-                 std::to_string(*Bound) + " threads on";
+                 std::to_string(Split->Bound) + " threads on";
   SP.From = &H;
   // The same, with the smaller launches running a copy of the kernel as it
   // was before the form that lets the launch divide (keep-original): the
@@ -195,7 +211,7 @@ void boundLastLaunch(const AgentContext &Ctx, const Evaluation &H,
   for (const ShapeResult &S : H.Result->Shapes) {
     if (S.Generated || !S.Timing)
       continue;
-    std::optional<uint64_t> T = threadsOf(Ctx, S.Shape);
+    std::optional<uint64_t> T = threadsOf(Ctx.ShapeThreads, S.Shape);
     std::optional<double> Was = BaseMedian(S.Shape);
     if (!T || !Was || *Was <= 0)
       return;
@@ -295,39 +311,12 @@ splitAfterRecheck(const std::vector<std::string> &Steps,
     P.Name = "launch";
     P.Kernel = SourceKernel.str();
   }
-  auto ThreadsOf = [&](StringRef Shape) -> std::optional<uint64_t> {
-    for (const auto &[Name, Threads] : ShapeThreads)
-      if (Name == Shape)
-        return Threads;
+  // The copy below the bound: 1x there.
+  std::optional<SizeSplit> Split = splitByThreads(Recheck, ShapeThreads);
+  if (!Split || Split->Estimate <= 1)
     return std::nullopt;
-  };
-  std::vector<std::pair<uint64_t, double>> Timed; // threads, median
-  uint64_t MinFaster = UINT64_MAX, MaxSlower = 0;
-  for (const ShapeResult &S : Recheck.Shapes) {
-    if (S.Generated || !S.Timing)
-      continue;
-    std::optional<uint64_t> T = ThreadsOf(S.Shape);
-    if (!T)
-      return std::nullopt;
-    Timed.push_back({*T, S.Timing->Speedup.Median});
-    if (S.Timing->Verdict == Verdict::Slower)
-      MaxSlower = std::max(MaxSlower, *T);
-  }
-  for (const ShapeResult &S : Recheck.Shapes)
-    if (!S.Generated && S.Timing && S.Timing->Verdict == Verdict::Faster)
-      if (uint64_t T = *ThreadsOf(S.Shape); T > MaxSlower)
-        MinFaster = std::min(MinFaster, T);
-  std::optional<uint64_t> Bound = boundBetween(MaxSlower, MinFaster);
-  if (Timed.empty() || !Bound)
-    return std::nullopt;
-  double LogSum = 0; // the copy below the bound: 1x there
-  for (auto [T, Median] : Timed)
-    if (T >= *Bound)
-      LogSum += std::log(Median);
-  Estimate = std::exp(LogSum / Timed.size());
-  if (Estimate <= 1)
-    return std::nullopt;
-  P.Values["min-threads"] = std::to_string(*Bound);
+  Estimate = Split->Estimate;
+  P.Values["min-threads"] = std::to_string(Split->Bound);
   P.Values["small-entry"] = "1";
   std::vector<std::string> Out = {"keep-original:kernel=" + SourceKernel.str()};
   Out.insert(Out.end(), Steps.begin(), Steps.end());

@@ -70,8 +70,9 @@ bool Worker::checkTimedOutputs(
         // leaves unwritten, once).
         size_t Elems = T.Unwritten + T.Extra + (T.NanBad + T.Bad + 1) / 2;
         return fail(Reason::TimedRunsDiffer, W,
-                    formatv("the {0}'s timed launches wrote other values than "
-                            "its checked runs: {1} elements of '{2}' (copy {3} "
+                    formatv("the {0}'s closing batch (after its timed "
+                            "rounds) wrote other values than its checked "
+                            "runs: {1} elements of '{2}' (copy {3} "
                             "of {4}) differ from the original's reference on "
                             "shape {5}, first at index {6} ({0} {7}, "
                             "reference {8})",
@@ -194,8 +195,21 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   };
   unsigned FlushCount = 0;
   unsigned Batch = 1;
-  // Before each launch of party W on copy C: inout buffers restored, out
-  // buffers poisoned, so every launch must write all it writes again.
+  // Where a buffer lies in memory moves a short kernel's time by up to ~2%,
+  // the same for every launch on it (docs/harness.md, "Timing"). So the
+  // timed launches do not keep a party on its own buffers: launch C of a
+  // measurement in round Turn runs party W on the buffers of party
+  // (W + C + Turn) % 3, and every party uses every party's buffers equally
+  // often. SetOf(W, C) is that party; Closing (after the rounds) sets it to
+  // W itself, for the batch whose outputs are checked.
+  unsigned Turn = 0;
+  bool Closing = false;
+  auto SetOf = [&](int W, unsigned C) {
+    return Closing ? W : int((W + C + Turn) % 3);
+  };
+  // Before each launch on the buffers of copy C of party W's set: inout
+  // buffers restored, out buffers poisoned, so every launch must write all
+  // it writes again.
   auto Prepare = [&](int W, unsigned C, uint8_t Fill) {
     for (size_t I = 0; I < NA; ++I) {
       if (L->Args[I].IsScalar || !L->Args[I].Bytes)
@@ -235,7 +249,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   // the batch is queued, then Batch launches over the copies.
   auto Measure = [&](int W, cu::Event E0, cu::Event E1) {
     for (unsigned C = 0; C < Batch; ++C)
-      if (!Prepare(W, C, Poison[0]))
+      if (!Prepare(SetOf(W, C), C, Poison[0]))
         return false;
     if (!ok(A.MemsetD32Async(Flush, 0x9E3779B9u * ++FlushCount, FlushBytes / 4,
                              S),
@@ -248,7 +262,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
       return false;
     A.EventRecord(E0, S);
     for (unsigned C = 0; C < Batch; ++C)
-      if (!launch(W, *L, Copies[W][C]))
+      if (!launch(W, *L, Copies[SetOf(W, C)][C]))
         return false;
     A.EventRecord(E1, S);
     return true;
@@ -279,7 +293,9 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     // Per copy: the inputs once, the outputs once per party.
     if (uint64_t PerCopy = Footprint + 2 * OutBytes)
       Want = unsigned(std::min<uint64_t>(Want, MemCap / PerCopy));
-    Batch = std::max(1u, Want);
+    // A multiple of 3 from 3 on, so that each measurement uses each
+    // party's buffers equally often.
+    Batch = Want >= 3 ? Want - Want % 3 : std::max(1u, Want);
   }
   for (unsigned C = 1; C < Batch; ++C)
     if (!AddCopy())
@@ -305,6 +321,7 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   TimingResult TR;
   while (true) {
     const int *Ord = Orders[Speed.size() % 6];
+    Turn = unsigned(Speed.size());
     int Pattern[6] = {Ord[0], Ord[1], Ord[2], Ord[2], Ord[1], Ord[0]};
     for (int P = 0; P < 6; ++P)
       if (!Measure(Pattern[P], Ev[2 * P], Ev[2 * P + 1]))
@@ -322,6 +339,14 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     if (Stop.shouldStop(Speed, Control, secondsSince(Start)))
       break;
   }
+  // The closing batch: each party once more on its own buffers, untimed,
+  // after all its timed launches (a launch counter is at its highest);
+  // what it wrote is checked.
+  Closing = true;
+  for (int W = Orig; W <= Ctrl; ++W)
+    if (!Measure(W, Ev[0], Ev[1]) ||
+        !syncAfter(W, "in the closing batch on shape " + Sh.str()))
+      return Cleanup(), false;
   bool Checked = checkTimedOutputs(Sh, *L, RefDev, Copies, Batch);
   Cleanup();
   if (!Checked)

@@ -86,7 +86,7 @@ std::vector<std::string> globalStateNotes(StringRef OrigPtx,
                     Name +
                     " and the original does not: state that outlives a "
                     "launch can make timed launches differ from checked ones "
-                    "(the timed launches' outputs are checked)");
+                    "(a batch after the timed launches is checked)");
   }
   return Notes;
 }

@@ -254,6 +254,9 @@ if [ $profile = 1 ]; then
   metrics=$metrics,sm__throughput.avg.pct_of_peak_sustained_elapsed
   metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
   metrics=$metrics,launch__registers_per_thread,launch__grid_size,launch__block_size
+  # Warp instructions issued, all and on the XU pipe (MUFU: exp, log,
+  # reciprocal, ...): where math, not bytes, may bound a kernel.
+  metrics=$metrics,smsp__inst_executed.sum,smsp__inst_executed_pipe_xu.sum
   for spec in "$kernels"/*.astra.json; do
     [ -e "$spec" ] || continue
     name=$(basename "$spec" .astra.json)

@@ -48,23 +48,23 @@ def names(spec_path):
     print("|".join(re.escape(k["kernel"].split("<")[0]) for k in kernels(spec)))
 
 
-# To microseconds and megabytes (ncu 2025 prints ns/us/ms; older ones the
-# long names).
+# To microseconds, megabytes and instructions (ncu 2025 prints ns/us/ms;
+# older ones the long names).
 UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "nsecond": 1e-3, "usecond": 1.0,
          "msecond": 1e3, "byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0,
-         "Gbyte": 1e3}
+         "Gbyte": 1e3, "inst": 1.0, "Kinst": 1e3, "Minst": 1e6, "Ginst": 1e9}
 
 
 def table(pdir):
     print("| kernel | launch | time us | DRAM % of peak | DRAM MB | SM % of peak "
-          "| warps active % | regs | grid | block |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| warps active % | regs | grid | block | warp inst M | XU warp inst M |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in sorted(glob.glob(os.path.join(pdir, "*.csv"))):
         name = os.path.basename(path)[:-4]
         text = open(path, errors="replace").read()
         start = text.find('"ID"')
         if start < 0:
-            print(f"| {name} | (no ncu rows: see {name}.ncu.log) |||||||||")
+            print(f"| {name} | (no ncu rows: see {name}.ncu.log) |||||||||||")
             continue
         launches = {}
         for r in csv.DictReader(io.StringIO(text[start:])):
@@ -85,6 +85,10 @@ def table(pdir):
                 x = num(key)
                 return "-" if x is None else f"{x:.1f}"
 
+            def millions(key):
+                x = num(key)
+                return "-" if x is None else f"{x / 1e6:.2f}"
+
             rd, wr = num("dram__bytes_read.sum"), num("dram__bytes_write.sum")
             mb = f"{rd + wr:.1f}" if rd is not None and wr is not None else "-"
             who = "original" if i < 2 else "candidate"
@@ -94,7 +98,9 @@ def table(pdir):
                   f"| {fmt('sm__throughput.avg.pct_of_peak_sustained_elapsed')} "
                   f"| {fmt('sm__warps_active.avg.pct_of_peak_sustained_active')} "
                   f"| {raw('launch__registers_per_thread')} | {raw('launch__grid_size')} "
-                  f"| {raw('launch__block_size')} |")
+                  f"| {raw('launch__block_size')} "
+                  f"| {millions('smsp__inst_executed.sum')} "
+                  f"| {millions('smsp__inst_executed_pipe_xu.sum')} |")
 
 
 if __name__ == "__main__":

@@ -436,6 +436,7 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
     if (!Macro.empty())
       continue;
     std::string BoundText, BoundFrom;
+    std::vector<RowTreeShuffle> Shuffles;
     if (Exact) {
       if (!BoundName.empty()) {
         Refuse("exact=1 takes no bound (the launch folds only where K "
@@ -455,6 +456,12 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
                      std::string(Scan.Rows.Shared.size() > 1 ? "s" : "");
       if (!Scan.Rows.Barriers.empty())
         BoundFrom += ", the rows share its barriers";
+      Shuffles = findRowTreeShuffles(Ctx, K, Taken);
+      if (!Shuffles.empty())
+        BoundFrom += ", its tree" +
+                     std::string(Shuffles.size() > 1 ? "s" : "") +
+                     " as xor shuffles where the rows are whole warps' "
+                     "power-of-two parts";
       Site.Assumes = std::string("the launch folds the grid's ") + Dim +
                      " extent only where K divides it "
                      "(launch:fold-" +
@@ -513,13 +520,16 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
       Slices.push_back({R->getSourceRange(),
                         "(" + R->getDecl()->getNameAsString() +
                             " + threadIdx.y * blockDim.x)"});
-    Sites.push_back({Site, [&RC, Body, Text, Var, Uses, Slices](EditBatch &B) {
-                       insertAtBodyStart(RC, B, Body, Text);
-                       for (SourceRange R : Uses)
-                         B.replace(R, Var);
-                       for (const auto &[R, T] : Slices)
-                         B.replace(R, T);
-                     }});
+    Sites.push_back(
+        {Site, [&RC, Body, Text, Var, Uses, Slices, Shuffles](EditBatch &B) {
+           insertAtBodyStart(RC, B, Body, Text);
+           for (const RowTreeShuffle &S : Shuffles)
+             insertLineBefore(RC, B, S.Before, S.Text);
+           for (SourceRange R : Uses)
+             B.replace(R, Var);
+           for (const auto &[R, T] : Slices)
+             B.replace(R, T);
+         }});
   }
   return std::move(Sites);
 }

@@ -11,6 +11,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/StringSet.h"
 #include <string>
 #include <vector>
 
@@ -42,6 +43,21 @@ struct RowSliceScan {
 /// Empty, or why not with \p WhyLoc where.
 std::string checkRowSlices(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                            const RowSliceScan &S, clang::SourceLocation &WhyLoc);
+
+/// A tree reduction of an exact fold that may run as warp shuffles: the
+/// statement to put before it (its loop, or the `#pragma` line above it).
+struct RowTreeShuffle {
+  const clang::Stmt *Before = nullptr;
+  std::string Text;
+};
+
+/// For each tree reduction over blockDim.x in \p K whose rows may be
+/// narrower than a warp: `if (rows of a power of two up to 32 threads in
+/// whole warps) { xor shuffles over the row's slice } else` before the
+/// tree (FoldBlocksShared.cpp). Fresh names from \p Taken.
+std::vector<RowTreeShuffle> findRowTreeShuffles(clang::ASTContext &Ctx,
+                                                const clang::FunctionDecl *K,
+                                                llvm::StringSet<> &Taken);
 
 /// The factor of the first coarsen marker in \p Text; 0 when none.
 int64_t findCoarsenFactor(const std::string &Text);

@@ -17,9 +17,21 @@
 //     variable the kernel changes, except a for loop's own counter stepped
 //     by uniform values; and the kernel has no return statement.
 //
+// A tree over a row narrower than a warp (coarsen's 8- or 16-thread rows)
+// then pays a block barrier per level. For a tree whose strides are
+// blockDim.x / 2, ..., 1: where the rows are a power of two of threads up to
+// 32 (so no row straddles a warp) and the block is whole warps,
+// the tree runs instead as xor shuffles in registers, paired as the tree
+// pairs them (lane 0 ends with the tree's a[0], bit for bit), lane 0 stores
+// it, and __syncwarp() makes it visible to the row (a row is in one warp);
+// elsewhere the tree runs as before. Only where nothing after the tree reads
+// an element other than a[0] (the shuffles leave the others as they were),
+// and for element types __shfl_xor_sync takes.
+//
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
 #include "FoldBlocks.h"
+#include "FreshName.h"
 #include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
@@ -227,7 +239,93 @@ bool hasGoto(const Stmt *S) {
   return G.Found;
 }
 
+/// Whether __shfl_xor_sync takes values of \p T: 4- or 8-byte integers,
+/// float and double.
+bool isShuffleType(const ASTContext &Ctx, QualType T) {
+  const auto *BT = T.getCanonicalType()->getAs<BuiltinType>();
+  if (!BT || BT->isBooleanType())
+    return false;
+  if (BT->getKind() == BuiltinType::Float ||
+      BT->getKind() == BuiltinType::Double)
+    return true;
+  uint64_t Bits = Ctx.getTypeSize(T);
+  return BT->isInteger() && (Bits == 32 || Bits == 64);
+}
+
+/// Whether \p S starts its line (only blanks before it).
+bool startsLine(const SourceManager &SM, const Stmt *S) {
+  SourceLocation L = S->getBeginLoc();
+  if (L.isMacroID() || !SM.isWrittenInMainFile(L))
+    return false;
+  std::pair<FileID, unsigned> D = SM.getDecomposedLoc(L);
+  StringRef Buf = SM.getBufferData(D.first);
+  size_t LineStart = Buf.rfind('\n', D.second);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  return Buf.slice(LineStart, D.second).trim().empty();
+}
+
 } // namespace
+
+std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
+                                                const FunctionDecl *K,
+                                                StringSet<> &Taken) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<std::pair<const ForStmt *, TreeMatch>> Trees;
+  DenseMap<const VarDecl *, SmallPtrSet<const Stmt *, 4>> TreesOf;
+  for (const Stmt *L : collectLoops(K->getBody())) {
+    TreeMatch M;
+    if (isHalvingLoop(L) && matchTree(Ctx, K, cast<ForStmt>(L), M).empty() &&
+        StringRef(M.FirstStride).contains("blockDim.x")) {
+      Trees.push_back({cast<ForStmt>(L), M});
+      TreesOf[M.Array].insert(L);
+    }
+  }
+  std::vector<RowTreeShuffle> Out;
+  for (const auto &[Loop, M] : Trees) {
+    // The tree's strides are then blockDim.x / 2, ..., 1, as the shuffles'.
+    StringRef S0 = StringRef(M.FirstStride).trim();
+    if (S0 != "blockDim.x / 2" && S0 != "blockDim.x >> 1" &&
+        S0 != "blockDim.x/2" && S0 != "blockDim.x>>1")
+      continue;
+    const auto *AT = Ctx.getAsArrayType(M.Array->getType());
+    if (!AT || !isShuffleType(Ctx, AT->getElementType()) ||
+        !checkLaterReads(Ctx, K, M.Array, TreesOf[M.Array]).empty())
+      continue;
+    // Before a `#pragma unroll` line, not between it and its loop.
+    const Stmt *At = Loop;
+    DynTypedNodeList Ps = Ctx.getParents(*Loop);
+    if (const auto *AS = Ps.size() == 1 ? Ps[0].get<AttributedStmt>() : nullptr)
+      At = AS;
+    if (!startsLine(SM, Loop))
+      continue;
+    std::string V = makeFreshName(Ctx, "foldTree", Taken);
+    std::string O = makeFreshName(Ctx, "foldLane", Taken);
+    std::string Row =
+        "(" + M.Array->getNameAsString() + " + threadIdx.y * blockDim.x)";
+    std::string Shfl = "__shfl_xor_sync(0xffffffffu, " + V + ", " + O + ")";
+    std::string Combined = M.Op == TreeOp::Sum
+                               ? V + " + " + Shfl
+                               : M.Combine + "(" + V + ", " + Shfl + ")";
+    Out.push_back(
+        {At,
+         // Rows of whole warps: blockDim.x * blockDim.y a multiple of 32
+         // (then so is the block, whatever blockDim.z). A guard that also
+         // read blockDim.z and the tree's first stride cost 8 registers
+         // and the gain on an H100 (benchmarks.md).
+         "if (blockDim.x <= 32 && (blockDim.x & (blockDim.x - 1)) == 0 &&\n"
+         "    blockDim.x * blockDim.y % 32 == 0) {\n"
+         "// astra-opt fold-blocks: the row's tree by xor shuffles (rows "
+         "of a power of two up to 32 threads never straddle a warp; the "
+         "block is whole warps), paired as the tree pairs them; lane 0 "
+         "stores the result, __syncwarp() shows it to the row\n" +
+             M.ElemType + " " + V + " = " + Row + "[threadIdx.x];\n" +
+             "for (unsigned int " + O + " = blockDim.x / 2; " + O + " > 0; " +
+             O + " >>= 1)\n  " + V + " = " + Combined +
+             ";\nif (threadIdx.x == 0)\n  " + Row + "[0] = " + V +
+             ";\n__syncwarp();\n} else"});
+  }
+  return Out;
+}
 
 std::string checkRowSlices(ASTContext &Ctx, const FunctionDecl *K,
                            const RowSliceScan &S, SourceLocation &WhyLoc) {

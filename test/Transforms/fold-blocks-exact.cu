@@ -4,7 +4,10 @@
 // fewer than 1024 elements, an index that may reach past the row, a barrier
 // under a condition that differs between rows, a return with barriers,
 // exact with a bound, an exact fold launched without fold-exact; without
-// exact=1, shared memory is refused as before.
+// exact=1, shared memory is refused as before. A tree over the row runs as
+// xor shuffles where the rows are a power of two up to 32 threads in whole
+// warps (the tree elsewhere); not where a later read sees another element
+// than a[0].
 // REQUIRES: cuda-headers
 //
 // RUN: %astra-opt --apply=fold-blocks:kernel=tree,exact=1 %s | FileCheck %s --check-prefix=TREE
@@ -21,6 +24,7 @@
 // RUN: not %astra-opt --apply=fold-blocks:kernel=breaks,exact=1 %s 2>&1 | FileCheck %s --check-prefix=BREAKS
 // RUN: not %astra-opt --apply=fold-blocks:kernel=jumps,exact=1 %s 2>&1 | FileCheck %s --check-prefix=JUMPS
 // RUN: not %astra-opt --apply=fold-blocks:kernel=in_lambda,exact=1 %s 2>&1 | FileCheck %s --check-prefix=LAMBDA
+// RUN: %astra-opt --apply=fold-blocks:kernel=reads_all,exact=1 %s | FileCheck %s --check-prefix=READSALL
 
 #include <cuda_runtime.h>
 
@@ -44,6 +48,18 @@ __global__ void tree(float *out, const float *x, int n) {
 // TREE-NEXT: __shared__ float a[1024];
 // TREE-NEXT: const int r = foldY;
 // TREE-NEXT: (a + threadIdx.y * blockDim.x)[threadIdx.x] = x[r * n + threadIdx.x];
+// TREE-NEXT: __syncthreads();
+// TREE-NEXT: if (blockDim.x <= 32 && (blockDim.x & (blockDim.x - 1)) == 0 &&
+// TREE-NEXT: blockDim.x * blockDim.y % 32 == 0) {
+// TREE-NEXT: // astra-opt fold-blocks: the row's tree by xor shuffles (rows of a power of two up to 32 threads never straddle a warp; the block is whole warps), paired as the tree pairs them; lane 0 stores the result, __syncwarp() shows it to the row
+// TREE-NEXT: float foldTree = (a + threadIdx.y * blockDim.x)[threadIdx.x];
+// TREE-NEXT: for (unsigned int foldLane = blockDim.x / 2; foldLane > 0; foldLane >>= 1)
+// TREE-NEXT: foldTree = foldTree + __shfl_xor_sync(0xffffffffu, foldTree, foldLane);
+// TREE-NEXT: if (threadIdx.x == 0)
+// TREE-NEXT: (a + threadIdx.y * blockDim.x)[0] = foldTree;
+// TREE-NEXT: __syncwarp();
+// TREE-NEXT: } else
+// TREE-NEXT: for (int s = blockDim.x / 2; s > 0; s >>= 1) {
 // TREE: (a + threadIdx.y * blockDim.x)[threadIdx.x] += (a + threadIdx.y * blockDim.x)[threadIdx.x + s];
 // TREE: out[r] = (a + threadIdx.y * blockDim.x)[0];
 // LAUNCH: grid.y / 4 (rounded up) with block.y x 4 (4 blocks as the rows of one, only where 4 divides grid.y)
@@ -142,3 +158,23 @@ __global__ void in_lambda(float *out, const float *x, const int *flag) {
   out[blockIdx.y * 32 + threadIdx.x] = a[0];
 }
 // LAMBDA: a barrier the rows would share: it sits in a lambda or a local class (where it is called is not followed)
+
+// After the tree, each thread reads its own element: the shuffles would
+// leave it unreduced, so the tree stays.
+__global__ void reads_all(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  out[blockIdx.y * n + threadIdx.x] = a[threadIdx.x];
+}
+// READSALL: __global__ void reads_all(
+// READSALL-NEXT: {{^}}// astra-opt fold-blocks:
+// READSALL-NEXT: {{^}}const unsigned int foldY{{[0-9]*}} =
+// READSALL-NOT: __shfl_xor_sync
+// READSALL: {{^ +}}out[foldY{{[0-9]*}} * n + threadIdx.x] = (a + threadIdx.y * blockDim.x)[threadIdx.x];
+

@@ -108,7 +108,7 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   if (H.Result->Verdict != Verdict::Mixed)
     return;
   auto Div = unboundedDivision(H.Cand.Steps);
-  if (!Div || Div->first == 0)
+  if (!Div)
     return;
   // The bound goes on the division's step and holds for the whole merged
   // launch: another step whose source edits hold at every size (a
@@ -132,9 +132,16 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   RewriteParams P = Div->second;
   P.Values["min-threads"] = std::to_string(Split->Bound);
   SizeBoundProposal SP;
-  SP.Base.assign(H.Cand.Steps.begin(), H.Cand.Steps.begin() + Div->first - 1);
-  SP.Option = H.Cand.Steps[Div->first - 1];
-  SP.Then = {formatRewriteParams(P)};
+  if (Div->first == 0) {
+    // The kernel takes the divided launch as it is (a grid-stride loop of
+    // its own): the bounded division is the option, and no copy below the
+    // bound (it would run the same code).
+    SP.Option = formatRewriteParams(P);
+  } else {
+    SP.Base.assign(H.Cand.Steps.begin(), H.Cand.Steps.begin() + Div->first - 1);
+    SP.Option = H.Cand.Steps[Div->first - 1];
+    SP.Then = {formatRewriteParams(P)};
+  }
   SP.Then.insert(SP.Then.end(), H.Cand.Steps.begin() + Div->first + 1,
                  H.Cand.Steps.end());
   auto B = JudgedSpeedup.find(formatSteps(SP.Base));
@@ -149,7 +156,8 @@ void boundMixedDivision(const AgentContext &Ctx, const Evaluation &H,
   Expected<RewriteParams> Form = RewriteParams::parse(SP.Option);
   if (!Form)
     consumeError(Form.takeError());
-  else if (!Form->Kernel.empty() && Form->Name != "keep-original" &&
+  else if (Div->first > 0 && !Form->Kernel.empty() &&
+           Form->Name != "keep-original" &&
            none_of(H.Cand.Steps, [](const std::string &S) {
              return StringRef(S).starts_with("keep-original:");
            })) {

@@ -81,6 +81,25 @@ TEST(SizeBound, NoSecondCopyOfTheKernel) {
   EXPECT_EQ(P[0].Then[0], "launch:kernel=k,block-x-div=4,min-threads=4194304");
 }
 
+TEST(SizeBound, ADivisionAsTheFirstStepIsBoundedWhereItIs) {
+  // A kernel that takes the divided launch as it is (its own grid-stride
+  // loop): the division comes first, the bound goes on it, and no copy of
+  // the kernel below the bound (it would run the same code).
+  AgentContext Ctx;
+  Ctx.ShapeThreads = {{"a", 262144}, {"c", 4194304}};
+  std::vector<std::string> First = {"launch:kernel=k,grid-x-div=4",
+                                    "fast-math:kernel=k"};
+  std::vector<Evaluation> History = {mixedPlan(
+      First, {{"a", Verdict::Slower, 0.8}, {"c", Verdict::Faster, 1.44}})};
+  Ctx.History = &History;
+  std::vector<SizeBoundProposal> P = sizeBoundProposals(Ctx, {});
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_TRUE(P[0].Base.empty());
+  EXPECT_EQ(P[0].Option, "launch:kernel=k,grid-x-div=4,min-threads=4194304");
+  EXPECT_EQ(P[0].Then, std::vector<std::string>{"fast-math:kernel=k"});
+  EXPECT_NEAR(P[0].Gain, std::sqrt(1.44), 1e-9);
+}
+
 TEST(SizeBound, NoBoundWhenTheSlowerShapeIsTheLargest) {
   AgentContext Ctx;
   Ctx.ShapeThreads = {{"small", 128}, {"large", 23068672}};

@@ -1,9 +1,10 @@
 //===- Timing.cpp - The worker's timing rounds ----------------------------===//
 //
-// Per timed shape: rotating copies (each party its own outputs), the
-// original's reference, warm-up, batches for short kernels, rounds of the
-// palindrome over original, candidate and control until the stopping rule
-// says so (Stats.h), then the check of what the timed launches wrote and the
+// Per timed shape: rotating copies (each party its own outputs, which the
+// timed launches take in turn), the original's reference, warm-up, batches
+// for short kernels, rounds of the palindrome over original, candidate and
+// control until the stopping rule says so (Stats.h), then the check of what
+// the last round's launches and a closing batch per party wrote, and the
 // physical floor. docs/harness.md, "Timing".
 //
 //===----------------------------------------------------------------------===//
@@ -22,8 +23,8 @@ namespace worker {
 bool Worker::checkTimedOutputs(
     const Shape &Sh, const ResolvedLaunch &L,
     const std::vector<cu::DevicePtr> (&RefDev)[2],
-    const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
-    unsigned Batch) {
+    const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3], unsigned Batch,
+    function_ref<int(int, unsigned)> SetOf, StringRef What) {
   const size_t NA = K->Args.size();
   std::vector<uint8_t> Got;
   // The reference on the host, downloaded only for an output that is not
@@ -40,7 +41,8 @@ bool Worker::checkTimedOutputs(
         if (AS.IsScalar || AS.Role == ArgRole::In || !L.Args[I].Bytes)
           continue;
         bool Same = false;
-        if (!sameOnDevice(Copies[W][C][I], RefDev[0][I], L.Args[I].Bytes, Same))
+        cu::DevicePtr Out = Copies[SetOf(W, C)][C][I];
+        if (!sameOnDevice(Out, RefDev[0][I], L.Args[I].Bytes, Same))
           return false;
         if (Same)
           continue;
@@ -52,7 +54,7 @@ bool Worker::checkTimedOutputs(
               return false;
           }
         Got.resize(L.Args[I].Bytes);
-        if (!ok(dtoh(Got.data(), Copies[W][C][I], Got.size()), "download"))
+        if (!ok(dtoh(Got.data(), Out, Got.size()), "download"))
           return false;
         ArrayRef<uint8_t> R0 = Ref[0][I], R1 = Ref[1][I];
         size_t N = L.Args[I].Count;
@@ -70,15 +72,14 @@ bool Worker::checkTimedOutputs(
         // leaves unwritten, once).
         size_t Elems = T.Unwritten + T.Extra + (T.NanBad + T.Bad + 1) / 2;
         return fail(Reason::TimedRunsDiffer, W,
-                    formatv("the {0}'s closing batch (after its timed "
-                            "rounds) wrote other values than its checked "
-                            "runs: {1} elements of '{2}' (copy {3} "
+                    formatv("the {0}'s {9} wrote other values than "
+                            "its checked runs: {1} elements of '{2}' (copy {3} "
                             "of {4}) differ from the original's reference on "
                             "shape {5}, first at index {6} ({0} {7}, "
                             "reference {8})",
                             whoName(W), Elems, AS.Name, C + 1, Batch, Sh.str(),
                             E, fmtElem(Got, AS.Type, E),
-                            fmtElem(R0, AS.Type, E))
+                            fmtElem(R0, AS.Type, E), What)
                         .str());
       }
     }
@@ -127,9 +128,9 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
       OutBytes += B;
   }
   // Copies[W][C][I]: party W's buffers of rotating copy C. The inputs are
-  // shared; each party writes its own outputs, so that what a party's timed
-  // launches wrote can be checked after the rounds. Pristine: inout contents
-  // for restores.
+  // shared; each party has its own outputs (the timed launches take them in
+  // turn, SetOf below), so that what each party wrote can be checked after
+  // the rounds. Pristine: inout contents for restores.
   std::vector<std::vector<cu::DevicePtr>> Copies[3];
   std::vector<cu::DevicePtr> Pristine(NA, 0), AllBufs;
   auto Alloc = [&](cu::DevicePtr &P, uint64_t Bytes) {
@@ -201,7 +202,8 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
   // measurement in round Turn runs party W on the buffers of party
   // (W + C + Turn) % 3, and every party uses every party's buffers equally
   // often. SetOf(W, C) is that party; Closing (after the rounds) sets it to
-  // W itself, for the batch whose outputs are checked.
+  // W itself. In the last round each copy's buffers of one set are written
+  // by one party only: what they hold then is that party's.
   unsigned Turn = 0;
   bool Closing = false;
   auto SetOf = [&](int W, unsigned C) {
@@ -339,15 +341,21 @@ bool Worker::timeShape(size_t Index, ShapeResult &SR) {
     if (Stop.shouldStop(Speed, Control, secondsSince(Start)))
       break;
   }
-  // The closing batch: each party once more on its own buffers, untimed,
-  // after all its timed launches (a launch counter is at its highest);
-  // what it wrote is checked.
-  Closing = true;
-  for (int W = Orig; W <= Ctrl; ++W)
-    if (!Measure(W, Ev[0], Ev[1]) ||
-        !syncAfter(W, "in the closing batch on shape " + Sh.str()))
-      return Cleanup(), false;
-  bool Checked = checkTimedOutputs(Sh, *L, RefDev, Copies, Batch);
+  // What the last round's launches wrote (each party's last timed launch
+  // on each copy); then a closing batch, each party once more on its own
+  // buffers, untimed, after all its timed launches (a launch counter is at
+  // its highest), checked too.
+  bool Checked =
+      checkTimedOutputs(Sh, *L, RefDev, Copies, Batch, SetOf, "timed launches");
+  if (Checked) {
+    Closing = true;
+    for (int W = Orig; W <= Ctrl; ++W)
+      if (!Measure(W, Ev[0], Ev[1]) ||
+          !syncAfter(W, "in the closing batch on shape " + Sh.str()))
+        return Cleanup(), false;
+    Checked = checkTimedOutputs(Sh, *L, RefDev, Copies, Batch, SetOf,
+                                "closing batch (after its timed rounds)");
+  }
   Cleanup();
   if (!Checked)
     return false;

@@ -11,6 +11,7 @@
 #include "Compare.h"
 #include "RefStore.h"
 #include "WorkerDevice.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <map>
 #include <memory>
 
@@ -51,15 +52,18 @@ private:
                std::vector<std::vector<uint8_t>> *Keep,
                llvm::StringRef CasePrefix);
   bool timeShape(size_t Index, ShapeResult &SR);
-  /// After the timed rounds: every party's outputs in every copy (written
-  /// by its last timed launch there) against the reference \p RefDev (the
-  /// original's two runs, on the device): bit-identical on the device, else
-  /// element by element within the tolerance on the host.
+  /// After the timed rounds: every party's outputs in every copy against
+  /// the reference \p RefDev (the original's two runs, on the device):
+  /// bit-identical on the device, else element by element within the
+  /// tolerance on the host. Party W's outputs of copy C are in the buffers
+  /// of party SetOf(W, C); \p What names the launches that wrote them.
   bool
   checkTimedOutputs(const Shape &Sh, const ResolvedLaunch &L,
                     const std::vector<cu::DevicePtr> (&RefDev)[2],
                     const std::vector<std::vector<cu::DevicePtr>> (&Copies)[3],
-                    unsigned Batch);
+                    unsigned Batch,
+                    llvm::function_ref<int(int, unsigned)> SetOf,
+                    llvm::StringRef What);
 };
 
 } // namespace worker

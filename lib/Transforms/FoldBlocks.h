@@ -44,8 +44,8 @@ struct RowSliceScan {
 std::string checkRowSlices(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                            const RowSliceScan &S, clang::SourceLocation &WhyLoc);
 
-/// A tree reduction of an exact fold that may run as warp shuffles: the
-/// statement to put before it (its loop, or the `#pragma` line above it).
+/// A tree reduction of an exact fold that may run as warp shuffles: its
+/// loop, and the statement to put before it.
 struct RowTreeShuffle {
   const clang::Stmt *Before = nullptr;
   std::string Text;

@@ -24,9 +24,10 @@
 // the tree runs instead as xor shuffles in registers, paired as the tree
 // pairs them (lane 0 ends with the tree's a[0], bit for bit), lane 0 stores
 // it, and __syncwarp() makes it visible to the row (a row is in one warp);
-// elsewhere the tree runs as before. Only where nothing after the tree reads
-// an element other than a[0] (the shuffles leave the others as they were),
-// and for element types __shfl_xor_sync takes.
+// elsewhere the tree runs as before. Only where nothing else reads an
+// element other than a[0] (the shuffles leave the others as they were; other
+// trees on the array included), for a tree no loop runs again, and for
+// element types __shfl_xor_sync takes.
 //
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
@@ -271,15 +272,21 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
                                                 StringSet<> &Taken) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<std::pair<const ForStmt *, TreeMatch>> Trees;
-  DenseMap<const VarDecl *, SmallPtrSet<const Stmt *, 4>> TreesOf;
   for (const Stmt *L : collectLoops(K->getBody())) {
     TreeMatch M;
     if (isHalvingLoop(L) && matchTree(Ctx, K, cast<ForStmt>(L), M).empty() &&
-        StringRef(M.FirstStride).contains("blockDim.x")) {
+        StringRef(M.FirstStride).contains("blockDim.x"))
       Trees.push_back({cast<ForStmt>(L), M});
-      TreesOf[M.Array].insert(L);
-    }
   }
+  // Whether a loop encloses \p S: a tree run again would start from what
+  // the last run left in the array, which the shuffles do not leave.
+  auto InLoop = [&](const Stmt *S) {
+    for (const Stmt *L : collectLoops(K->getBody()))
+      if (L != S &&
+          SM.isPointWithin(S->getBeginLoc(), L->getBeginLoc(), L->getEndLoc()))
+        return true;
+    return false;
+  };
   std::vector<RowTreeShuffle> Out;
   for (const auto &[Loop, M] : Trees) {
     // The tree's strides are then blockDim.x / 2, ..., 1, as the shuffles'.
@@ -288,15 +295,14 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
         S0 != "blockDim.x/2" && S0 != "blockDim.x>>1")
       continue;
     const auto *AT = Ctx.getAsArrayType(M.Array->getType());
+    // Every read of the array outside this tree, other trees' included,
+    // must see a[0] only: the shuffles leave the other elements as the
+    // threads wrote them, where the tree leaves partial results.
+    SmallPtrSet<const Stmt *, 1> Self;
+    Self.insert(Loop);
     if (!AT || !isShuffleType(Ctx, AT->getElementType()) ||
-        !checkLaterReads(Ctx, K, M.Array, TreesOf[M.Array]).empty())
-      continue;
-    // Before a `#pragma unroll` line, not between it and its loop.
-    const Stmt *At = Loop;
-    DynTypedNodeList Ps = Ctx.getParents(*Loop);
-    if (const auto *AS = Ps.size() == 1 ? Ps[0].get<AttributedStmt>() : nullptr)
-      At = AS;
-    if (!startsLine(SM, Loop))
+        !checkLaterReads(Ctx, K, M.Array, Self).empty() || InLoop(Loop) ||
+        !startsLine(SM, Loop))
       continue;
     std::string V = makeFreshName(Ctx, "foldTree", Taken);
     std::string O = makeFreshName(Ctx, "foldLane", Taken);
@@ -307,7 +313,7 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
                                ? V + " + " + Shfl
                                : M.Combine + "(" + V + ", " + Shfl + ")";
     Out.push_back(
-        {At,
+        {Loop,
          // Rows of whole warps: blockDim.x * blockDim.y a multiple of 32
          // (then so is the block, whatever blockDim.z). A guard that also
          // read blockDim.z and the tree's first stride cost 8 registers

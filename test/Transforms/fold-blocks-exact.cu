@@ -7,7 +7,8 @@
 // exact=1, shared memory is refused as before. A tree over the row runs as
 // xor shuffles where the rows are a power of two up to 32 threads in whole
 // warps (the tree elsewhere); not where a later read sees another element
-// than a[0].
+// than a[0] (another tree on the array included), nor for a tree that a
+// loop runs again.
 // REQUIRES: cuda-headers
 //
 // RUN: %astra-opt --apply=fold-blocks:kernel=tree,exact=1 %s | FileCheck %s --check-prefix=TREE
@@ -25,6 +26,8 @@
 // RUN: not %astra-opt --apply=fold-blocks:kernel=jumps,exact=1 %s 2>&1 | FileCheck %s --check-prefix=JUMPS
 // RUN: not %astra-opt --apply=fold-blocks:kernel=in_lambda,exact=1 %s 2>&1 | FileCheck %s --check-prefix=LAMBDA
 // RUN: %astra-opt --apply=fold-blocks:kernel=reads_all,exact=1 %s | FileCheck %s --check-prefix=READSALL
+// RUN: %astra-opt --apply=fold-blocks:kernel=looped,exact=1 %s | FileCheck %s --check-prefix=LOOPED
+// RUN: %astra-opt --apply=fold-blocks:kernel=two_trees,exact=1 %s | FileCheck %s --check-prefix=TWO
 
 #include <cuda_runtime.h>
 
@@ -178,3 +181,51 @@ __global__ void reads_all(float *out, const float *x, int n) {
 // READSALL-NOT: __shfl_xor_sync
 // READSALL: {{^ +}}out[foldY{{[0-9]*}} * n + threadIdx.x] = (a + threadIdx.y * blockDim.x)[threadIdx.x];
 
+
+// A loop runs the tree again with no refill: its second run starts from the
+// partial results the first left, which the shuffles would not leave.
+__global__ void looped(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  for (int k = 0; k < 2; ++k) {
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s)
+        a[threadIdx.x] += a[threadIdx.x + s];
+      __syncthreads();
+    }
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.y] = a[0];
+}
+// LOOPED: __global__ void looped(
+// LOOPED-NEXT: {{^}}// astra-opt fold-blocks:
+// LOOPED-NOT: __shfl_xor_sync
+// LOOPED: {{^ +}}out[foldY{{[0-9]*}}] = (a + threadIdx.y * blockDim.x)[0];
+
+// Two trees on one array with no refill between: the second reads what the
+// first left, so only the second runs as shuffles.
+__global__ void two_trees(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  a[threadIdx.x] = x[blockIdx.y * n + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] += a[threadIdx.x + s];
+    __syncthreads();
+  }
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      a[threadIdx.x] = fmaxf(a[threadIdx.x], a[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.y] = a[0];
+}
+// TWO: __global__ void two_trees(
+// TWO-NOT: __shfl_xor_sync
+// TWO: {{^ +}}(a + threadIdx.y * blockDim.x)[threadIdx.x] += (a + threadIdx.y * blockDim.x)[threadIdx.x + s];
+// TWO-NOT: __shfl_xor_sync
+// TWO: {{^ +}}foldTree{{[0-9]*}} = fmaxf(foldTree{{[0-9]*}}, __shfl_xor_sync(0xffffffffu, foldTree{{[0-9]*}}, foldLane{{[0-9]*}}));
+// TWO: {{^ +}}out[foldY{{[0-9]*}}] = (a + threadIdx.y * blockDim.x)[0];

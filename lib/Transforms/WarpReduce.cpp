@@ -48,7 +48,6 @@
 #include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
-#include <map>
 
 using namespace llvm;
 using namespace clang;
@@ -157,7 +156,6 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
     DenseMap<const Stmt *, std::string> LoopIds = getLoopIds(K);
     // First every tree, then the reads of each array around its trees.
     std::vector<std::pair<RewriteSite, TreeMatch>> Found;
-    std::map<const VarDecl *, SmallPtrSet<const Stmt *, 4>> TreesOf;
     for (const Stmt *Loop : collectLoops(K->getBody())) {
       if (!isHalvingLoop(Loop))
         continue;
@@ -177,13 +175,16 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
           Site.Detail = "the tree loop is " + Macro;
       }
       Site.Applicable = Site.Detail.empty();
-      if (Site.Applicable)
-        TreesOf[M.Array].insert(Loop);
       Found.push_back({Site, M});
     }
     for (auto &[Site, M] : Found) {
       if (Site.Applicable) {
-        std::string Why = checkLaterReads(Ctx, K, M.Array, TreesOf[M.Array]);
+        // Reads in other trees on the array count: a tree after this one
+        // with no refill between reduces the partial results this one
+        // leaves, which the rewritten tree does not.
+        SmallPtrSet<const Stmt *, 1> Self;
+        Self.insert(M.Loop);
+        std::string Why = checkLaterReads(Ctx, K, M.Array, Self);
         if (!Why.empty()) {
           Site.Applicable = false;
           Site.Detail = Why;

@@ -53,7 +53,9 @@ std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
 /// The rewritten tree leaves only `a[0]` as the original does (the other
 /// elements keep the threads' own values instead of partial results). Returns
 /// the reason when some read of \p Array in \p K outside the trees \p Trees
-/// may see such an element; empty otherwise.
+/// may see such an element; empty otherwise. Reads inside \p Trees are not
+/// looked at: pass the rewritten tree alone, so that another tree on the
+/// array that reads its partial results counts.
 std::string
 checkLaterReads(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                 const clang::VarDecl *Array,

@@ -93,8 +93,7 @@ bool insertLineBefore(const RewriteContext &RC, EditBatch &Edits, const Stmt *S,
     return false;
   const SourceManager &SM = RC.getSourceManager();
   StringRef Buf = SM.getBufferData(SM.getMainFileID());
-  size_t LineStart = Buf.rfind('\n', Off);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  unsigned LineStart = getLineStart(Buf, Off);
   StringRef Before = Buf.slice(LineStart, Off);
   StringRef Indent =
       Before.take_while([](char C) { return C == ' ' || C == '\t'; });

@@ -33,6 +33,7 @@
 #include "Dataflow.h"
 #include "FoldBlocks.h"
 #include "FreshName.h"
+#include "Indent.h"
 #include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
@@ -260,9 +261,7 @@ bool startsLine(const SourceManager &SM, const Stmt *S) {
     return false;
   std::pair<FileID, unsigned> D = SM.getDecomposedLoc(L);
   StringRef Buf = SM.getBufferData(D.first);
-  size_t LineStart = Buf.rfind('\n', D.second);
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  return Buf.slice(LineStart, D.second).trim().empty();
+  return Buf.slice(getLineStart(Buf, D.second), D.second).trim().empty();
 }
 
 } // namespace
@@ -272,7 +271,8 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
                                                 StringSet<> &Taken) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<std::pair<const ForStmt *, TreeMatch>> Trees;
-  for (const Stmt *L : collectLoops(K->getBody())) {
+  std::vector<const Stmt *> Loops = collectLoops(K->getBody());
+  for (const Stmt *L : Loops) {
     TreeMatch M;
     if (isHalvingLoop(L) && matchTree(Ctx, K, cast<ForStmt>(L), M).empty() &&
         StringRef(M.FirstStride).contains("blockDim.x"))
@@ -281,7 +281,7 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
   // Whether a loop encloses \p S: a tree run again would start from what
   // the last run left in the array, which the shuffles do not leave.
   auto InLoop = [&](const Stmt *S) {
-    for (const Stmt *L : collectLoops(K->getBody()))
+    for (const Stmt *L : Loops)
       if (L != S &&
           SM.isPointWithin(S->getBeginLoc(), L->getBeginLoc(), L->getEndLoc()))
         return true;

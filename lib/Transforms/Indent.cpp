@@ -341,10 +341,13 @@ std::string layoutBlock(StringRef Text, StringRef BaseIndent,
   return Out;
 }
 
-std::string getLineIndent(StringRef Buf, unsigned Offset) {
+unsigned getLineStart(StringRef Buf, unsigned Offset) {
   size_t LineStart = Buf.rfind('\n', std::min<size_t>(Offset, Buf.size()));
-  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-  return leadingSpace(Buf.drop_front(LineStart)).str();
+  return LineStart == StringRef::npos ? 0 : unsigned(LineStart + 1);
+}
+
+std::string getLineIndent(StringRef Buf, unsigned Offset) {
+  return leadingSpace(Buf.drop_front(getLineStart(Buf, Offset))).str();
 }
 
 const IndentStyle &RewriteContext::getIndentStyle() const {

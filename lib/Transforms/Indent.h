@@ -47,6 +47,9 @@ std::string layoutBlock(llvm::StringRef Text, llvm::StringRef BaseIndent,
 /// The spaces and tabs that start the line holding offset \p Offset.
 std::string getLineIndent(llvm::StringRef Buf, unsigned Offset);
 
+/// The offset in \p Buf of the start of the line holding \p Offset.
+unsigned getLineStart(llvm::StringRef Buf, unsigned Offset);
+
 std::string layoutBlockAt(const RewriteContext &RC, unsigned Offset,
                           llvm::StringRef Text);
 

@@ -278,15 +278,6 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
         StringRef(M.FirstStride).contains("blockDim.x"))
       Trees.push_back({cast<ForStmt>(L), M});
   }
-  // Whether a loop encloses \p S: a tree run again would start from what
-  // the last run left in the array, which the shuffles do not leave.
-  auto InLoop = [&](const Stmt *S) {
-    for (const Stmt *L : Loops)
-      if (L != S &&
-          SM.isPointWithin(S->getBeginLoc(), L->getBeginLoc(), L->getEndLoc()))
-        return true;
-    return false;
-  };
   std::vector<RowTreeShuffle> Out;
   for (const auto &[Loop, M] : Trees) {
     // The tree's strides are then blockDim.x / 2, ..., 1, as the shuffles'.
@@ -297,12 +288,13 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(ASTContext &Ctx,
     const auto *AT = Ctx.getAsArrayType(M.Array->getType());
     // Every read of the array outside this tree, other trees' included,
     // must see a[0] only: the shuffles leave the other elements as the
-    // threads wrote them, where the tree leaves partial results.
+    // threads wrote them, where the tree leaves partial results. So must
+    // the tree's own next run when a loop runs it again.
     SmallPtrSet<const Stmt *, 1> Self;
     Self.insert(Loop);
     if (!AT || !isShuffleType(Ctx, AT->getElementType()) ||
-        !checkLaterReads(Ctx, K, M.Array, Self).empty() || InLoop(Loop) ||
-        !startsLine(SM, Loop))
+        !checkLaterReads(Ctx, K, M.Array, Self).empty() ||
+        !checkTreeRerun(Ctx, K, M.Array, Loop).empty() || !startsLine(SM, Loop))
       continue;
     std::string V = makeFreshName(Ctx, "foldTree", Taken);
     std::string O = makeFreshName(Ctx, "foldLane", Taken);

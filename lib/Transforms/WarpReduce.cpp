@@ -34,8 +34,9 @@
 // the block arrives (it holds a barrier), so full-mask shuffles are legal.
 // Only a[0] holds the same value afterwards: every other read of the array
 // must come before the tree or after a refill `a[tid] = ...`
-// (checkLaterReads). A float sum is regrouped (changes rounding); max and
-// min are exact.
+// (checkLaterReads), and a loop that runs the tree again must refill the
+// array between runs (checkTreeRerun). A float sum is regrouped (changes
+// rounding); max and min are exact.
 //
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
@@ -185,6 +186,8 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
         SmallPtrSet<const Stmt *, 1> Self;
         Self.insert(M.Loop);
         std::string Why = checkLaterReads(Ctx, K, M.Array, Self);
+        if (Why.empty())
+          Why = checkTreeRerun(Ctx, K, M.Array, M.Loop);
         if (!Why.empty()) {
           Site.Applicable = false;
           Site.Detail = Why;

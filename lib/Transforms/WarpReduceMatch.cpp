@@ -283,6 +283,17 @@ bool contains(const SourceManager &SM, const Stmt *Outer, const Stmt *Inner) {
          !SM.isBeforeInTranslationUnit(O.getEnd(), I.getEnd());
 }
 
+/// The statements of \p CS before its child \p Child.
+std::vector<const Stmt *> getBefore(const CompoundStmt *CS, const Stmt *Child) {
+  std::vector<const Stmt *> Before;
+  for (const Stmt *Ch : CS->body()) {
+    if (Ch == Child)
+      break;
+    Before.push_back(Ch);
+  }
+  return Before;
+}
+
 class SubscriptCollector : public RecursiveASTVisitor<SubscriptCollector> {
 public:
   explicit SubscriptCollector(const VarDecl *A) : A(A) {}
@@ -352,12 +363,7 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
         break;
       }
       if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
-        std::vector<const Stmt *> Before;
-        for (const Stmt *Ch : CS->body()) {
-          if (Ch == Cur)
-            break;
-          Before.push_back(Ch);
-        }
+        std::vector<const Stmt *> Before = getBefore(CS, Cur);
         for (auto It = Before.rbegin(); It != Before.rend() && !Done; ++It) {
           if (isRefill(Ctx, K, *It, Array)) {
             Ok = Done = true;
@@ -378,6 +384,47 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
              Array->getNameAsString() + "[0] as the original does";
   }
   return "";
+}
+
+std::string checkTreeRerun(ASTContext &Ctx, const FunctionDecl *K,
+                           const VarDecl *Array, const Stmt *Tree) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  // The compounds from the tree up, each with its child on the way.
+  SmallVector<std::pair<const CompoundStmt *, const Stmt *>, 4> Path;
+  const Stmt *Cur = Tree;
+  while (true) {
+    DynTypedNodeList Up = Ctx.getParents(*Cur);
+    const Stmt *P = Up.empty() ? nullptr : Up[0].get<Stmt>();
+    if (!P)
+      return ""; // the function's body: the tree runs once
+    if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
+      // A refill before the tree in the same run: it reduces that.
+      std::vector<const Stmt *> Before = getBefore(CS, Cur);
+      for (auto It = Before.rbegin(); It != Before.rend(); ++It)
+        if (isRefill(Ctx, K, *It, Array))
+          return "";
+      Path.push_back({CS, Cur});
+    } else if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P)) {
+      // The loop runs the tree again: from one run to the next, control
+      // passes the statements after the tree in each compound up to the
+      // loop's body; a refill there also comes first.
+      for (const auto &[CS, Child] : Path) {
+        bool After = false;
+        for (const Stmt *Ch : CS->body()) {
+          if (After && isRefill(Ctx, K, Ch, Array))
+            return "";
+          After |= Ch == Child;
+        }
+      }
+      return "the loop at line " +
+             std::to_string(SM.getSpellingLineNumber(P->getBeginLoc())) +
+             " runs the tree again with no refill of " +
+             Array->getNameAsString() +
+             "[tid] between runs: the next run reduces what this one left, "
+             "which the rewritten tree does not leave";
+    }
+    Cur = P;
+  }
 }
 
 } // namespace astra

@@ -61,6 +61,15 @@ checkLaterReads(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                 const clang::VarDecl *Array,
                 const llvm::SmallPtrSetImpl<const clang::Stmt *> &Trees);
 
+/// A loop that runs \p Tree again must refill \p Array (`a[tid] = ...;`)
+/// between runs: the next run of the original reduces the partial results
+/// this run left, which the rewritten tree does not leave. Returns the
+/// reason when some loop around \p Tree has no refill before the tree or
+/// after it on the way to the next run; empty otherwise.
+std::string checkTreeRerun(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                           const clang::VarDecl *Array,
+                           const clang::Stmt *Tree);
+
 const char *getTreeOpName(TreeOp Op);
 
 } // namespace astra

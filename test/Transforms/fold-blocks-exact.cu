@@ -8,7 +8,7 @@
 // xor shuffles where the rows are a power of two up to 32 threads in whole
 // warps (the tree elsewhere); not where a later read sees another element
 // than a[0] (another tree on the array included), nor for a tree that a
-// loop runs again.
+// loop runs again without refilling the array between runs.
 // REQUIRES: cuda-headers
 //
 // RUN: %astra-opt --apply=fold-blocks:kernel=tree,exact=1 %s | FileCheck %s --check-prefix=TREE
@@ -28,6 +28,7 @@
 // RUN: %astra-opt --apply=fold-blocks:kernel=reads_all,exact=1 %s | FileCheck %s --check-prefix=READSALL
 // RUN: %astra-opt --apply=fold-blocks:kernel=looped,exact=1 %s | FileCheck %s --check-prefix=LOOPED
 // RUN: %astra-opt --apply=fold-blocks:kernel=two_trees,exact=1 %s | FileCheck %s --check-prefix=TWO
+// RUN: %astra-opt --apply=fold-blocks:kernel=looped_refill,exact=1 %s | FileCheck %s --check-prefix=REFILL
 
 #include <cuda_runtime.h>
 
@@ -229,3 +230,24 @@ __global__ void two_trees(float *out, const float *x, int n) {
 // TWO-NOT: __shfl_xor_sync
 // TWO: {{^ +}}foldTree{{[0-9]*}} = fmaxf(foldTree{{[0-9]*}}, __shfl_xor_sync(0xffffffffu, foldTree{{[0-9]*}}, foldLane{{[0-9]*}}));
 // TWO: {{^ +}}out[foldY{{[0-9]*}}] = (a + threadIdx.y * blockDim.x)[0];
+
+// A loop that refills the row before each run of its tree: the shuffles
+// apply.
+__global__ void looped_refill(float *out, const float *x, int n) {
+  __shared__ float a[1024];
+  for (int k = 0; k < 2; ++k) {
+    a[threadIdx.x] = x[(blockIdx.y * 2 + k) * n + threadIdx.x];
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s)
+        a[threadIdx.x] += a[threadIdx.x + s];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0)
+      out[blockIdx.y * 2 + k] = a[0];
+    __syncthreads();
+  }
+}
+// REFILL: __global__ void looped_refill(
+// REFILL: {{^ +}}foldTree{{[0-9]*}} = foldTree{{[0-9]*}} + __shfl_xor_sync(0xffffffffu, foldTree{{[0-9]*}}, foldLane{{[0-9]*}});
+// REFILL: {{^ +}}out[foldY{{[0-9]*}} * 2 + k] = (a + threadIdx.y * blockDim.x)[0];

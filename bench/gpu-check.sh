@@ -6,6 +6,7 @@
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]] [--profile [--plans DIR]]
+#                      [--ceiling [--achieved FILE]]
 #                      [--flashinfer DIR [--flashinfer-options N-M]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
@@ -29,6 +30,13 @@
 #     throughput as % of peak, DRAM bytes, SM throughput, warps active,
 #     registers, grid, block: the evidence of what limits a kernel that
 #     stays below the copy bandwidth. Keeps OUT/profile/<kernel>.csv;
+#  2f. with --ceiling (needs the control runs of step 2 and nvcc): the
+#     same-bytes copy ceiling of every shape (bench/copy-ceiling.cu, .py):
+#     the original's time over that of a copy of the spec's bytes timed as
+#     the harness times kernels; per kernel and over the memory-bound ones,
+#     beside the ceiling from the 1 GiB copy bandwidth; --achieved FILE
+#     (JSON {kernel: [per-shape speedups]}) adds what plans reached. Keeps
+#     OUT/ceiling/{bytes.txt,copy.txt,table.md,ceiling.json};
 #  2e. with --flashinfer DIR (FlashInfer's include directory, never part of
 #     this repository), bench/flashinfer/flashinfer-check.sh into
 #     OUT/flashinfer: FlashInfer's act_and_mul_kernel<__half, silu>,
@@ -52,11 +60,13 @@
 # --out      where logs and reports go (default: ./gpu-check-out)
 # --plans    the best plans for --backends and --profile (default: OUT/agent, where
 #            --agent-suite writes them; kernels without one: control only)
+# --achieved with --ceiling: per-shape speedups to show against the ceilings
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
+ceiling=0; achieved=""
 flashinfer=""; fi_opts=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
@@ -73,10 +83,12 @@ while [ $# -gt 0 ]; do
     --backends) backends=1; shift ;;
     --plans) plans=$2; shift 2 ;;
     --profile) profile=1; shift ;;
+    --ceiling) ceiling=1; shift ;;
+    --achieved) achieved=$2; shift 2 ;;
     --flashinfer) flashinfer=$2; shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,63p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -283,6 +295,24 @@ if [ $profile = 1 ]; then
     printf '%-28s ncu rc=%d%s\n' "$name" $? "${cand[*]:+ (best plan)}"
   done
   python3 "$here/ncu-profile.py" table "$pdir"
+fi
+
+if [ $ceiling = 1 ]; then
+  echo "== ceiling: a copy of each shape's bytes, timed as the harness times kernels"
+  cdir="$out/ceiling"; mkdir -p "$cdir"
+  nvcc=$(command -v nvcc || echo "$cuda/bin/nvcc")
+  if [ $skip_suite = 1 ]; then
+    echo "gpu-check.sh: --ceiling needs the control runs (drop --skip-suite)" >&2
+  elif ! "$nvcc" -O3 -arch=native -o "$cdir/copy-ceiling" "$here/copy-ceiling.cu" \
+         > "$cdir/nvcc.log" 2>&1; then
+    echo "gpu-check.sh: could not build copy-ceiling.cu ($cdir/nvcc.log)" >&2
+  else
+    python3 "$here/copy-ceiling.py" bytes "$out" > "$cdir/bytes.txt" &&
+      "$cdir/copy-ceiling" $(cat "$cdir/bytes.txt") > "$cdir/copy.txt" &&
+      python3 "$here/copy-ceiling.py" table "$out" --copy "$cdir/copy.txt" \
+        ${achieved:+--achieved "$achieved"} --json "$cdir/ceiling.json" \
+        | tee "$cdir/table.md" | tail -n 22
+  fi
 fi
 
 if [ -n "$flashinfer" ]; then

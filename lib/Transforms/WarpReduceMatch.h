@@ -50,6 +50,11 @@ bool isHalvingLoop(const clang::Stmt *Loop);
 std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                       const clang::ForStmt *Loop, TreeMatch &M);
 
+/// Whether \p E is `Array[tid]`, tid being threadIdx.x or a local that holds
+/// it.
+bool isTidElement(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                  const clang::Expr *E, const clang::VarDecl *Array);
+
 /// The rewritten tree leaves only `a[0]` as the original does (the other
 /// elements keep the threads' own values instead of partial results). Returns
 /// the reason when some read of \p Array in \p K outside the trees \p Trees

@@ -68,6 +68,19 @@ using namespace clang;
 namespace astra {
 namespace {
 
+/// Every variable reference in \p S.
+std::vector<const DeclRefExpr *> collectDeclRefs(const Stmt *S) {
+  struct Collector : RecursiveASTVisitor<Collector> {
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      Refs.push_back(E);
+      return true;
+    }
+  } C;
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return C.Refs;
+}
+
 class Coarsen : public Rewrite {
 public:
   StringRef getName() const override { return "coarsen"; }
@@ -313,6 +326,8 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
         }
     std::vector<const Stmt *> Phases(Top.begin() + U, Top.begin() + T - 2);
     Phases.insert(Phases.end(), Top.begin() + T + 1, Top.end());
+    // The leaf runs once per copy too (its value may have side effects).
+    Phases.push_back(Leaf);
     SourceLocation WriteAt;
     if (const VarDecl *V = findOuterWrite(SM, Phases, WriteAt);
         V && Why.empty()) {
@@ -321,6 +336,25 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
             std::to_string(C) + " threads a thread runs would write it)";
       WhyLoc = WriteAt;
     }
+    // Any other change to a variable declared outside the per-thread work
+    // (a member of a struct parameter, a call by reference): each copy
+    // would make it again.
+    for (const Stmt *S : Phases)
+      for (const DeclRefExpr *R : collectDeclRefs(S)) {
+        const auto *V = dyn_cast<VarDecl>(R->getDecl());
+        if (!V || V == A || PerThread.count(V) || !Why.empty() ||
+            llvm::any_of(Phases, [&](const Stmt *P) {
+              return inRange(SM, V->getLocation(), P);
+            }))
+          continue;
+        if (CV.mayChange(V)) {
+          Why = "'" + V->getNameAsString() +
+                "', declared outside the per-thread work, may change in it "
+                "(each of the " +
+                std::to_string(C) + " threads a thread runs would change it)";
+          WhyLoc = R->getBeginLoc();
+        }
+      }
     if (const Decl *D = findNonVarDecl(Phases); D && Why.empty()) {
       Why = "the per-thread work declares something other than a variable "
             "(a type or an alias), which its copies would lose";
@@ -400,12 +434,13 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string Loop = "#pragma unroll\nfor (int " + CVar + " = 0; " + CVar +
                        " < " + Cs + "; ++" + CVar + ") {\nconst unsigned int " +
                        TVar + " = threadIdx.x * " + Cs + " + " + CVar + ";\n";
-    // A tree without a bounds check reduces a whole block only when it has
-    // a power of two of threads: then so has the coarsened one.
-    std::string Guard = "blockDim.x * " + Cs +
-                        " == static_cast<unsigned int>(" + ExtentName + ")";
-    if (!M.BoundsCheck)
-      Guard += " && (" + ExtentName + " & (" + ExtentName + " - 1)) == 0";
+    // A halving tree reduces a whole block only when it has a power of two
+    // of threads (with a bounds check too: it skips partners past the block,
+    // and which it skips depends on the block): then so has the coarsened
+    // one.
+    std::string Guard =
+        "blockDim.x * " + Cs + " == static_cast<unsigned int>(" + ExtentName +
+        ") && (" + ExtentName + " & (" + ExtentName + " - 1)) == 0";
     std::string Out;
     raw_string_ostream OS(Out);
     OS << "// " << getCoarsenMarker(C) << " (threadIdx.x * " << C

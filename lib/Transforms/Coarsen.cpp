@@ -68,19 +68,6 @@ using namespace clang;
 namespace astra {
 namespace {
 
-/// Every variable reference in \p S.
-std::vector<const DeclRefExpr *> collectDeclRefs(const Stmt *S) {
-  struct Collector : RecursiveASTVisitor<Collector> {
-    std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      Refs.push_back(E);
-      return true;
-    }
-  } C;
-  C.TraverseStmt(const_cast<Stmt *>(S));
-  return C.Refs;
-}
-
 class Coarsen : public Rewrite {
 public:
   StringRef getName() const override { return "coarsen"; }
@@ -340,7 +327,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     // (a member of a struct parameter, a call by reference): each copy
     // would make it again.
     for (const Stmt *S : Phases)
-      for (const DeclRefExpr *R : collectDeclRefs(S)) {
+      for (const DeclRefExpr *R : findAllRefs(S)) {
         const auto *V = dyn_cast<VarDecl>(R->getDecl());
         if (!V || V == A || PerThread.count(V) || !Why.empty() ||
             llvm::any_of(Phases, [&](const Stmt *P) {

@@ -147,6 +147,18 @@ bool isInvariant(ASTContext &Ctx, const Expr *E, const ChangedVars &CV,
               ", an expression the invariance check does not follow");
 }
 
+std::vector<const DeclRefExpr *> findAllRefs(const Stmt *S) {
+  struct Collector : RecursiveASTVisitor<Collector> {
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      Refs.push_back(E);
+      return true;
+    }
+  } C;
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return C.Refs;
+}
+
 std::vector<const DeclRefExpr *> findRefs(const Stmt *S, const VarDecl *V) {
   struct Finder : RecursiveASTVisitor<Finder> {
     const VarDecl *V = nullptr;

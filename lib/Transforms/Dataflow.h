@@ -15,6 +15,9 @@
 
 namespace astra {
 
+/// Every variable reference inside \p S, in source order.
+std::vector<const clang::DeclRefExpr *> findAllRefs(const clang::Stmt *S);
+
 /// Every reference to \p V inside \p S, in source order.
 std::vector<const clang::DeclRefExpr *> findRefs(const clang::Stmt *S,
                                                  const clang::VarDecl *V);

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
+#include "RegisterCacheChecks.h"
 #include "RegisterCachePlan.h"
 #include "SiteUtil.h"
 #include "VectorizeLoadsBody.h"
@@ -62,11 +63,41 @@ std::string matchHeader(ASTContext &Ctx, const VarUses &Writes,
   return "";
 }
 
+/// Whether \p A and \p B name the same declarations, in order (the same
+/// text may name another `n` in a nested scope).
+bool sameDecls(const Expr *A, const Expr *B) {
+  std::vector<const DeclRefExpr *> RA = findAllRefs(A), RB = findAllRefs(B);
+  if (RA.size() != RB.size())
+    return false;
+  for (size_t I = 0; I < RA.size(); ++I)
+    if (RA[I]->getDecl() != RB[I]->getDecl())
+      return false;
+  return true;
+}
+
 /// What the statements between the loops store and call.
 class BetweenScan : public RecursiveASTVisitor<BetweenScan> {
 public:
-  BetweenScan(ASTContext &Ctx, RewriteContext &RC) : Ctx(Ctx), RC(RC) {}
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  explicit BetweenScan(RewriteContext &RC) : RC(RC) {}
+  bool VisitLambdaExpr(LambdaExpr *L) {
+    fail(L, "holds a lambda");
+    return true;
+  }
+  bool VisitAsmStmt(AsmStmt *S) {
+    fail(S, "holds inline assembly");
+    return true;
+  }
+  bool VisitReturnStmt(ReturnStmt *S) {
+    fail(S, "returns (the threads that go on would not own the elements "
+            "they owned)");
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    std::string W = checkConstruct(E);
+    if (!W.empty())
+      fail(E, W);
+    return true;
+  }
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->isAssignmentOp())
       store(B->getLHS());
@@ -83,14 +114,14 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *C) {
-    std::string N = getCalleeName(C);
-    StringRef Name(N);
-    if (isa<CXXOperatorCallExpr>(C) || Name == "__syncthreads")
-      return true;
-    const FunctionDecl *FD = C->getDirectCallee();
-    if (!FD || !isLibraryFunction(FD) || Name.starts_with("atomic") ||
-        Name.starts_with("__st") || Name.starts_with("mem"))
-      fail(C, "calls '" + N + "', which may write memory");
+    // An assignment operator is a store (above); any other call must write
+    // nothing.
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C))
+      if (Op->isAssignmentOp())
+        return true;
+    std::string W = checkCall(C);
+    if (!W.empty())
+      fail(C, W);
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -120,7 +151,6 @@ private:
     if (Why.empty())
       Why = ("line " + getLineCol(RC, S->getBeginLoc()) + " " + What).str();
   }
-  ASTContext &Ctx;
   RewriteContext &RC;
 };
 
@@ -178,7 +208,8 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
     Header H;
     const auto *G = dyn_cast<ForStmt>(S);
     if (G && matchHeader(Ctx, KernelWrites, G, H).empty() && H.Dim == H1.Dim &&
-        RC.getText(H.Bound->getSourceRange()) == Bound) {
+        RC.getText(H.Bound->getSourceRange()) == Bound &&
+        sameDecls(H.Bound, H1.Bound)) {
       Loops.push_back(G);
       Headers.push_back(H);
       Between.push_back(Pending);
@@ -266,7 +297,7 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
       StoredPtrs.insert(GroupPtr[G]);
   for (size_t L = 1; L < Loops.size(); ++L)
     for (const Stmt *S : Between[L]) {
-      BetweenScan Scan(Ctx, RC);
+      BetweenScan Scan(RC);
       Scan.TraverseStmt(const_cast<Stmt *>(S));
       if (!Scan.Why.empty())
         return "between the loops, " + Scan.Why;
@@ -298,6 +329,12 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
             return true;
           }
         } Fx;
+        SmallPtrSet<const VarDecl *, 1> NoIgnore;
+        if (Sub && isThreadDependent(Sub, 4, NoIgnore))
+          return "line " + getLineCol(RC, St->getBeginLoc()) +
+                 " stores to memory between the loops at an address that "
+                 "depends on the thread (the guard that checks it must take "
+                 "one path for the whole block)";
         Fx.Known = [&](const VarDecl *V) {
           return !KernelWrites.Modified.count(V) &&
                  (!V->hasLocalStorage() ||
@@ -316,6 +353,20 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
             "&(" + RC.getText(St->getSourceRange()).str() + ")");
       }
     }
+
+  {
+    std::vector<const ForStmt *> ChainLoops(Loops.begin(), Loops.end());
+    std::vector<const VarDecl *> IVs;
+    std::vector<const BodyFacts *> FactPtrs;
+    for (size_t L = 0; L < Loops.size(); ++L) {
+      IVs.push_back(Headers[L].IV);
+      FactPtrs.push_back(&Facts[L]);
+    }
+    std::string Code =
+        checkChainCode(RC, K, ChainLoops, IVs, FactPtrs, GroupPtr);
+    if (!Code.empty())
+      return Code;
+  }
 
   // Texts and edits of each loop.
   for (size_t L = 0; L < Loops.size(); ++L) {

@@ -1,0 +1,239 @@
+//===- RegisterCacheChecks.cpp - What a chain's code may do besides rows --===//
+//
+// The cached path gives each thread other elements of a row than the
+// original does (packs instead of every blockDim-th element) and loads and
+// stores whole packs. So, besides the row accesses analyzeBody collects
+// (from a review, each confirmed wrong on an H100 before these checks):
+// - no loop body of the chain reads threadIdx or a local computed from it,
+//   and none reads a value another loop of the chain accumulates per thread
+//   (both see which elements the thread owns);
+// - no row access sits under a condition (the pack would be read or
+//   written whole: an optional pointer could be null, another block could
+//   own the other elements);
+// - no integer accumulates a float (truncating at each step: its result
+//   depends on the grouping);
+// - calls in the loop bodies and between them are to library functions
+//   that write nothing (no atomics, no non-const member calls, no lambdas,
+//   no inline assembly);
+// - a store between the loops has the same address in every thread (the
+//   guard that checks it must take one path for the whole block);
+// - a row of the chain is not touched before or after it (code there may
+//   rely on the original's ownership with no barrier).
+//
+//===----------------------------------------------------------------------===//
+#include "RegisterCacheChecks.h"
+#include "Dataflow.h"
+#include "SiteUtil.h"
+#include "astra/Frontend/ExprMatch.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace llvm;
+using namespace clang;
+
+namespace astra {
+
+bool isThreadDependent(const Expr *E, unsigned Depth,
+                       const SmallPtrSetImpl<const VarDecl *> &Ignore) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    unsigned Depth;
+    const SmallPtrSetImpl<const VarDecl *> *Ignore;
+    bool Found = false;
+    bool VisitExpr(Expr *E) {
+      if (StringRef(getBuiltinVarName(E)).starts_with("threadIdx"))
+        Found = true;
+      return !Found;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      const auto *V = dyn_cast<VarDecl>(E->getDecl());
+      if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+          !Ignore->count(V))
+        Found |= !V->getInit() || Depth == 0 ||
+                 isThreadDependent(V->getInit(), Depth - 1, *Ignore);
+      return !Found;
+    }
+  } F;
+  F.Depth = Depth;
+  F.Ignore = &Ignore;
+  F.TraverseStmt(const_cast<Expr *>(E));
+  return F.Found;
+}
+
+std::string checkCall(const CallExpr *C) {
+  std::string N = getCalleeName(C);
+  if (N == "__syncthreads")
+    return "";
+  const FunctionDecl *FD = C->getDirectCallee();
+  StringRef Name(N);
+  if (!FD || !isLibraryFunction(FD) || Name.starts_with("atomic") ||
+      Name.starts_with("__st") || Name.starts_with("mem"))
+    return "calls '" + N + "', which may write memory";
+  if (FD->getQualifiedNameAsString().find("atomic") != std::string::npos)
+    return "calls '" + N + "', an atomic operation";
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (!MD->isConst() && !MD->isStatic() && !isa<CXXConversionDecl>(MD))
+      return "calls '" + N + "', a member function that may change its object";
+  return "";
+}
+
+std::string checkConstruct(const CXXConstructExpr *E) {
+  if (E->getType().getAsString().find("atomic") != std::string::npos)
+    return "makes an atomic reference ('" + E->getType().getAsString() + "')";
+  return "";
+}
+
+namespace {
+
+/// Calls, lambdas and inline assembly of a loop body.
+struct BodyCalls : RecursiveASTVisitor<BodyCalls> {
+  std::string Why;
+  const Stmt *Where = nullptr;
+  bool fail(const Stmt *S, std::string W) {
+    if (Why.empty()) {
+      Why = std::move(W);
+      Where = S;
+    }
+    return false;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    // A class element's assignment is a row store (analyzeBody's).
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C))
+      if (Op->isAssignmentOp())
+        return true;
+    std::string W = checkCall(C);
+    return W.empty() ? true : fail(C, W);
+  }
+  bool VisitLambdaExpr(LambdaExpr *L) { return fail(L, "holds a lambda"); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    std::string W = checkConstruct(E);
+    return W.empty() ? true : fail(E, W);
+  }
+  bool VisitAsmStmt(AsmStmt *S) { return fail(S, "holds inline assembly"); }
+  bool VisitCompoundAssignOperator(CompoundAssignOperator *B) {
+    if (B->getLHS()->getType()->isIntegerType() &&
+        B->getRHS()->IgnoreImpCasts()->getType()->isRealFloatingType())
+      return fail(B, "accumulates a floating value into an integer (it "
+                     "truncates at each step: the grouping changes it)");
+    return true;
+  }
+};
+
+/// Whether \p E lies under a condition below \p Top.
+bool isConditional(ASTContext &Ctx, const Expr *E, const Stmt *Top) {
+  DynTypedNode Cur = DynTypedNode::create(*E);
+  while (true) {
+    const Stmt *CurS = Cur.get<Stmt>();
+    if (CurS == Top)
+      return false;
+    DynTypedNodeList Up = Ctx.getParents(Cur);
+    if (Up.empty())
+      return false;
+    if (const auto *S = Up[0].get<Stmt>()) {
+      if (const auto *If = dyn_cast<IfStmt>(S))
+        if (CurS != If->getCond())
+          return true;
+      if (const auto *CO = dyn_cast<AbstractConditionalOperator>(S))
+        if (CurS != CO->getCond())
+          return true;
+      if (const auto *B = dyn_cast<BinaryOperator>(S))
+        if (B->isLogicalOp() && CurS == B->getRHS())
+          return true;
+      if (isa<SwitchStmt, SwitchCase, WhileStmt, DoStmt, ForStmt>(S))
+        return true;
+    }
+    Cur = Up[0];
+  }
+}
+
+} // namespace
+
+std::string checkChainCode(RewriteContext &RC, const FunctionDecl *K,
+                           ArrayRef<const ForStmt *> Loops,
+                           ArrayRef<const VarDecl *> IVs,
+                           ArrayRef<const BodyFacts *> Facts,
+                           ArrayRef<const VarDecl *> Rows) {
+  ASTContext &Ctx = RC.getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Line = [&](const Stmt *S) { return getLineCol(RC, S->getBeginLoc()); };
+  for (size_t L = 0; L < Loops.size(); ++L) {
+    const Stmt *Body = Loops[L]->getBody();
+    BodyCalls BC;
+    BC.TraverseStmt(const_cast<Stmt *>(Body));
+    if (!BC.Why.empty())
+      return "the loop at line " + Line(Loops[L]) + " " + BC.Why + " (line " +
+             Line(BC.Where) + ")";
+    // The loop's own index, and what the body computes from it, stand for
+    // the element; anything else from threadIdx stands for the thread.
+    SmallPtrSet<const VarDecl *, 8> Ignore;
+    Ignore.insert(IVs[L]);
+    for (const VarDecl *V : Facts[L]->DeclaredInBody)
+      Ignore.insert(V);
+    struct Tid : RecursiveASTVisitor<Tid> {
+      const SmallPtrSetImpl<const VarDecl *> *Ignore;
+      const Expr *Found = nullptr;
+      bool VisitExpr(Expr *E) {
+        if (!Found &&
+            (isa<DeclRefExpr>(E) || !StringRef(getBuiltinVarName(E)).empty()) &&
+            isThreadDependent(E, 4, *Ignore))
+          Found = E;
+        return !Found;
+      }
+    } T;
+    T.Ignore = &Ignore;
+    T.TraverseStmt(const_cast<Stmt *>(Body));
+    if (T.Found)
+      return "the loop at line " + Line(Loops[L]) + " reads the thread's " +
+             "index at line " + Line(T.Found) +
+             " (the cached path gives each thread other elements)";
+    for (const BodyAccess &A : Facts[L]->Accesses)
+      if (isConditional(Ctx, A.E, Body))
+        return "the loop at line " + Line(Loops[L]) +
+               " accesses a row under a condition at line " + Line(A.E) +
+               " (the cached path reads and writes whole packs)";
+    // A value accumulated per thread, read by a later loop.
+    for (const VarDecl *V : Facts[L]->WrittenInBody) {
+      if (Facts[L]->DeclaredInBody.count(V))
+        continue;
+      for (size_t L2 = L + 1; L2 < Loops.size(); ++L2)
+        if (!findRefs(Loops[L2]->getBody(), V).empty())
+          return "the loop at line " + Line(Loops[L2]) + " reads '" +
+                 V->getNameAsString() + "', which the loop at line " +
+                 Line(Loops[L]) +
+                 " accumulates per thread (the cached path gives each "
+                 "thread other elements)";
+    }
+  }
+  // Rows in global memory (a pointer into a __shared__ array may be
+  // written between the loops by other threads' plain stores).
+  for (const VarDecl *P : Rows) {
+    if (P->getType()->isPointerType() &&
+        P->getType()->getPointeeType().isVolatileQualified())
+      return "'" + P->getNameAsString() + "' points to volatile elements";
+    if (const Expr *Init = P->getInit())
+      for (const DeclRefExpr *R : findAllRefs(Init))
+        if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+          if (V->hasAttr<CUDASharedAttr>())
+            return "'" + P->getNameAsString() +
+                   "' points into the __shared__ array '" +
+                   V->getNameAsString() + "'";
+  }
+  // Rows: not touched outside the chain's loops and what lies between
+  // them.
+  SourceLocation Begin = Loops.front()->getBeginLoc(),
+                 End = Loops.back()->getEndLoc();
+  for (const VarDecl *P : Rows)
+    for (const DeclRefExpr *R : findRefs(K->getBody(), P)) {
+      SourceLocation L = R->getBeginLoc();
+      if (SM.isPointWithin(L, Begin, End))
+        continue;
+      return "line " + getLineCol(RC, L) + " uses '" + P->getNameAsString() +
+             "' outside the loops, whose row the chain keeps in registers "
+             "(code there may rely on which thread owns which element)";
+    }
+  return "";
+}
+
+} // namespace astra

@@ -1,0 +1,46 @@
+//===- RegisterCacheChecks.h - What a chain's code may do -------*- C++ -*-===//
+//
+// Private to lib/Transforms (RegisterCacheAnalysis.cpp); see
+// RegisterCacheChecks.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_LIB_TRANSFORMS_REGISTERCACHECHECKS_H
+#define ASTRA_LIB_TRANSFORMS_REGISTERCACHECHECKS_H
+
+#include "VectorizeLoadsBody.h"
+#include "astra/Transforms/Rewrite.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// Whether \p E reads threadIdx, directly or through locals' initialisers
+/// (up to \p Depth of them; a local with no initialiser counts), the
+/// locals of \p Ignore excepted.
+bool isThreadDependent(
+    const clang::Expr *E, unsigned Depth,
+    const llvm::SmallPtrSetImpl<const clang::VarDecl *> &Ignore);
+
+/// Why the call \p C may write memory; empty when it writes nothing.
+std::string checkCall(const clang::CallExpr *C);
+
+/// Why the construction \p E may write memory later (an atomic reference).
+std::string checkConstruct(const clang::CXXConstructExpr *E);
+
+/// The chain's loops \p Loops (indices \p IVs, bodies analysed into
+/// \p Facts) and its rows' pointers \p Rows: why the cached path would
+/// compute something else, or empty.
+std::string checkChainCode(RewriteContext &RC, const clang::FunctionDecl *K,
+                           llvm::ArrayRef<const clang::ForStmt *> Loops,
+                           llvm::ArrayRef<const clang::VarDecl *> IVs,
+                           llvm::ArrayRef<const BodyFacts *> Facts,
+                           llvm::ArrayRef<const clang::VarDecl *> Rows);
+
+} // namespace astra
+
+#endif // ASTRA_LIB_TRANSFORMS_REGISTERCACHECHECKS_H

@@ -195,7 +195,17 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
         Scan.refuse("it calls " + DF.Name +
                         ", which reads threadIdx or blockDim (not rewritten)",
                     DF.Fn->getLocation());
+      else if (!RI.Other.empty())
+        Scan.refuse("it calls " + DF.Name + ", which " + RI.Other +
+                        " (threads of the original block would run it in "
+                        "another order or grouping)",
+                    DF.Fn->getLocation());
     }
+    for (const DeclRefExpr *E : Scan.WholeIndex)
+      if (isWholeIndexVar(Ctx, E))
+        Scan.refuse("it passes " + E->getDecl()->getNameAsString() +
+                        " whole, not as its .x (not rewritten)",
+                    E->getBeginLoc());
     for (const Expr *E : Scan.BlockDimX)
       if (!inRange(SM, E->getBeginLoc(), M.Loop))
         Scan.refuse("it reads blockDim.x outside the tree (the coarsened "

@@ -83,6 +83,10 @@ bool CoarsenScan::VisitVarDecl(VarDecl *V) {
 bool CoarsenScan::VisitDeclRefExpr(DeclRefExpr *E) {
   if (E->getDecl() == Array)
     ArrayRefs.push_back(E);
+  const auto *V = dyn_cast<VarDecl>(E->getDecl());
+  if (V && !V->hasLocalStorage() &&
+      (V->getName() == "threadIdx" || V->getName() == "blockDim"))
+    WholeIndex.push_back(E);
   return true;
 }
 
@@ -109,6 +113,57 @@ bool ReadsIndex::VisitMemberExpr(MemberExpr *E) {
 
 bool ReadsIndex::VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
   builtin(E);
+  return true;
+}
+
+bool isWholeIndexVar(ASTContext &Ctx, const DeclRefExpr *E) {
+  const auto *V = dyn_cast<VarDecl>(E->getDecl());
+  if (!V || (V->getName() != "threadIdx" && V->getName() != "blockDim") ||
+      V->hasLocalStorage())
+    return false;
+  // Up through the wrappers of `threadIdx.x` (a property read: the base
+  // may sit in an OpaqueValueExpr or a cast).
+  const Stmt *Cur = E;
+  while (true) {
+    DynTypedNodeList Ps = Ctx.getParents(*Cur);
+    const Stmt *P = Ps.size() >= 1 ? Ps[0].get<Stmt>() : nullptr;
+    if (isa_and_nonnull<OpaqueValueExpr, ImplicitCastExpr, ParenExpr>(P)) {
+      Cur = P;
+      continue;
+    }
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+      return !ME->getMemberDecl()->getName().starts_with("__fetch_builtin_");
+    return !isa_and_nonnull<MSPropertyRefExpr, PseudoObjectExpr>(P);
+  }
+}
+
+bool ReadsIndex::VisitDeclRefExpr(DeclRefExpr *E) {
+  const auto *V = dyn_cast<VarDecl>(E->getDecl());
+  Found |= V && !V->hasLocalStorage() &&
+           (V->getName() == "threadIdx" || V->getName() == "blockDim");
+  return true;
+}
+
+bool ReadsIndex::VisitCallExpr(CallExpr *C) {
+  std::string Name = getCalleeName(C);
+  StringRef N(Name);
+  if (Other.empty() &&
+      (isCollectiveCall(Name) || N == "__syncthreads" ||
+       N.starts_with("__syncthreads_") || N.starts_with("__threadfence") ||
+       N.starts_with("atomic")))
+    Other = "calls " + Name;
+  return true;
+}
+
+bool ReadsIndex::VisitAsmStmt(AsmStmt *) {
+  if (Other.empty())
+    Other = "holds inline assembly";
+  return true;
+}
+
+bool ReadsIndex::VisitVarDecl(VarDecl *V) {
+  if (Other.empty() && V->hasAttr<CUDASharedAttr>())
+    Other = "declares the shared '" + V->getNameAsString() + "'";
   return true;
 }
 

@@ -25,6 +25,9 @@ struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
   std::vector<const clang::Expr *> BlockDimX; ///< blockDim.x
   std::vector<const clang::DeclRefExpr *> ArrayRefs;
   std::vector<const clang::CallExpr *> Barriers;
+  /// threadIdx and blockDim as variables (members included: the caller
+  /// keeps those isWholeIndexVar finds).
+  std::vector<const clang::DeclRefExpr *> WholeIndex;
   std::string Why; ///< the first thing that forbids coarsening
   clang::SourceLocation WhyLoc;
   llvm::DenseSet<unsigned> Seen;
@@ -48,10 +51,23 @@ struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
 /// Whether a function reads threadIdx or blockDim.
 struct ReadsIndex : clang::RecursiveASTVisitor<ReadsIndex> {
   bool Found = false;
+  /// What else in a callee depends on which threads share a warp or a
+  /// block, or acts once per thread on shared state (from a review): warp
+  /// collectives, barriers, atomics, fences, inline assembly, shared
+  /// declarations.
+  std::string Other;
   void builtin(const clang::Expr *E);
   bool VisitMemberExpr(clang::MemberExpr *E);
   bool VisitMSPropertyRefExpr(clang::MSPropertyRefExpr *E);
+  bool VisitDeclRefExpr(clang::DeclRefExpr *E);
+  bool VisitCallExpr(clang::CallExpr *C);
+  bool VisitAsmStmt(clang::AsmStmt *S);
+  bool VisitVarDecl(clang::VarDecl *V);
 };
+
+/// Whether \p E names threadIdx or blockDim whole (`f(threadIdx)`), not
+/// one of its members.
+bool isWholeIndexVar(clang::ASTContext &Ctx, const clang::DeclRefExpr *E);
 
 /// Whether \p L lies in \p S (file locations).
 bool inRange(const clang::SourceManager &SM, clang::SourceLocation L,

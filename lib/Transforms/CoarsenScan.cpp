@@ -16,6 +16,13 @@ using namespace clang;
 
 namespace astra {
 
+/// The builtin variable threadIdx or blockDim.
+static bool isIndexVar(const ValueDecl *D) {
+  const auto *V = dyn_cast_or_null<VarDecl>(D);
+  return V && !V->hasLocalStorage() &&
+         (V->getName() == "threadIdx" || V->getName() == "blockDim");
+}
+
 void CoarsenScan::refuse(const Twine &W, SourceLocation L) {
   if (Why.empty()) {
     Why = W.str();
@@ -83,9 +90,7 @@ bool CoarsenScan::VisitVarDecl(VarDecl *V) {
 bool CoarsenScan::VisitDeclRefExpr(DeclRefExpr *E) {
   if (E->getDecl() == Array)
     ArrayRefs.push_back(E);
-  const auto *V = dyn_cast<VarDecl>(E->getDecl());
-  if (V && !V->hasLocalStorage() &&
-      (V->getName() == "threadIdx" || V->getName() == "blockDim"))
+  if (isIndexVar(E->getDecl()))
     WholeIndex.push_back(E);
   return true;
 }
@@ -117,9 +122,7 @@ bool ReadsIndex::VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
 }
 
 bool isWholeIndexVar(ASTContext &Ctx, const DeclRefExpr *E) {
-  const auto *V = dyn_cast<VarDecl>(E->getDecl());
-  if (!V || (V->getName() != "threadIdx" && V->getName() != "blockDim") ||
-      V->hasLocalStorage())
+  if (!isIndexVar(E->getDecl()))
     return false;
   // Up through the wrappers of `threadIdx.x` (a property read: the base
   // may sit in an OpaqueValueExpr or a cast).
@@ -138,9 +141,7 @@ bool isWholeIndexVar(ASTContext &Ctx, const DeclRefExpr *E) {
 }
 
 bool ReadsIndex::VisitDeclRefExpr(DeclRefExpr *E) {
-  const auto *V = dyn_cast<VarDecl>(E->getDecl());
-  Found |= V && !V->hasLocalStorage() &&
-           (V->getName() == "threadIdx" || V->getName() == "blockDim");
+  Found |= isIndexVar(E->getDecl());
   return true;
 }
 

@@ -79,16 +79,17 @@ std::string checkCall(const CallExpr *C) {
   return "";
 }
 
+namespace {
+
 std::string checkConstruct(const CXXConstructExpr *E) {
   if (E->getType().getAsString().find("atomic") != std::string::npos)
     return "makes an atomic reference ('" + E->getType().getAsString() + "')";
   return "";
 }
 
-namespace {
-
-/// Calls, lambdas and inline assembly of a loop body.
-struct BodyCalls : RecursiveASTVisitor<BodyCalls> {
+/// The first call, construction, lambda or inline assembly that may write
+/// memory.
+struct WriterScan : RecursiveASTVisitor<WriterScan> {
   std::string Why;
   const Stmt *Where = nullptr;
   bool fail(const Stmt *S, std::string W) {
@@ -99,7 +100,7 @@ struct BodyCalls : RecursiveASTVisitor<BodyCalls> {
     return false;
   }
   bool VisitCallExpr(CallExpr *C) {
-    // A class element's assignment is a row store (analyzeBody's).
+    // An assignment operator is a store, which the callers look at.
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C))
       if (Op->isAssignmentOp())
         return true;
@@ -112,14 +113,29 @@ struct BodyCalls : RecursiveASTVisitor<BodyCalls> {
     return W.empty() ? true : fail(E, W);
   }
   bool VisitAsmStmt(AsmStmt *S) { return fail(S, "holds inline assembly"); }
+};
+
+/// An integer that accumulates a floating value.
+struct IntAccumulation : RecursiveASTVisitor<IntAccumulation> {
+  const Stmt *Found = nullptr;
   bool VisitCompoundAssignOperator(CompoundAssignOperator *B) {
     if (B->getLHS()->getType()->isIntegerType() &&
         B->getRHS()->IgnoreImpCasts()->getType()->isRealFloatingType())
-      return fail(B, "accumulates a floating value into an integer (it "
-                     "truncates at each step: the grouping changes it)");
-    return true;
+      Found = B;
+    return !Found;
   }
 };
+
+} // namespace
+
+std::string findMemoryWriter(const Stmt *S, const Stmt *&Where) {
+  WriterScan W;
+  W.TraverseStmt(const_cast<Stmt *>(S));
+  Where = W.Where;
+  return W.Why;
+}
+
+namespace {
 
 /// Whether \p E lies under a condition below \p Top.
 bool isConditional(ASTContext &Ctx, const Expr *E, const Stmt *Top) {
@@ -160,11 +176,18 @@ std::string checkChainCode(RewriteContext &RC, const FunctionDecl *K,
   auto Line = [&](const Stmt *S) { return getLineCol(RC, S->getBeginLoc()); };
   for (size_t L = 0; L < Loops.size(); ++L) {
     const Stmt *Body = Loops[L]->getBody();
-    BodyCalls BC;
-    BC.TraverseStmt(const_cast<Stmt *>(Body));
-    if (!BC.Why.empty())
-      return "the loop at line " + Line(Loops[L]) + " " + BC.Why + " (line " +
-             Line(BC.Where) + ")";
+    const Stmt *Where = nullptr;
+    std::string Writes = findMemoryWriter(Body, Where);
+    if (!Writes.empty())
+      return "the loop at line " + Line(Loops[L]) + " " + Writes + " (line " +
+             Line(Where) + ")";
+    IntAccumulation IA;
+    IA.TraverseStmt(const_cast<Stmt *>(Body));
+    if (IA.Found)
+      return "the loop at line " + Line(Loops[L]) +
+             " accumulates a floating value into an integer (it truncates at "
+             "each step: the grouping changes it) (line " +
+             Line(IA.Found) + ")";
     // The loop's own index, and what the body computes from it, stand for
     // the element; anything else from threadIdx stands for the thread.
     SmallPtrSet<const VarDecl *, 8> Ignore;

@@ -29,8 +29,10 @@ bool isThreadDependent(
 /// Why the call \p C may write memory; empty when it writes nothing.
 std::string checkCall(const clang::CallExpr *C);
 
-/// Why the construction \p E may write memory later (an atomic reference).
-std::string checkConstruct(const clang::CXXConstructExpr *E);
+/// The first thing in \p S (set in \p Where) that may write memory other
+/// than a store: a call checkCall refuses, an atomic reference, a lambda,
+/// inline assembly; empty when there is none.
+std::string findMemoryWriter(const clang::Stmt *S, const clang::Stmt *&Where);
 
 /// The chain's loops \p Loops (indices \p IVs, bodies analysed into
 /// \p Facts) and its rows' pointers \p Rows: why the cached path would

@@ -95,6 +95,13 @@ const Expr *getWithParens(const RewriteContext &RC, const Expr *E) {
   return E;
 }
 
+std::string getStmtText(ASTContext &Ctx, const Stmt *S) {
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(S->getSourceRange()),
+             Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
 std::string getLineCol(const RewriteContext &RC, SourceLocation Loc) {
   DiagLoc D = RC.getDiagLoc(Loc);
   return (Twine(D.Line) + ":" + Twine(D.Col)).str();

@@ -57,6 +57,9 @@ getEnclosingLoops(clang::ASTContext &Ctx, const clang::Stmt *S,
 const clang::Expr *getWithParens(const RewriteContext &RC,
                                  const clang::Expr *E);
 
+/// \p S as written (its tokens' text).
+std::string getStmtText(clang::ASTContext &Ctx, const clang::Stmt *S);
+
 /// `line:col` of \p Loc, for details that point at another place.
 std::string getLineCol(const RewriteContext &RC, clang::SourceLocation Loc);
 

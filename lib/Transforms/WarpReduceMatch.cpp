@@ -1,12 +1,12 @@
 //===- WarpReduceMatch.cpp - Shared-memory tree reductions ----------------===//
 #include "WarpReduceMatch.h"
 #include "Dataflow.h"
+#include "SiteUtil.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace llvm;
 using namespace clang;
@@ -26,13 +26,6 @@ const char *getTreeOpName(TreeOp Op) {
 }
 
 namespace {
-
-std::string getText(ASTContext &Ctx, const Stmt *S) {
-  return Lexer::getSourceText(
-             CharSourceRange::getTokenRange(S->getSourceRange()),
-             Ctx.getSourceManager(), Ctx.getLangOpts())
-      .str();
-}
 
 bool isBuiltin(const Expr *E, StringRef Name) {
   return getBuiltinVarName(E) == Name;
@@ -142,7 +135,7 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
   if (!isInvariant(Ctx, S->getInit(), ChangedVars(Ctx, K, Loop), Why,
                    /*AllowIntDivision=*/true))
     return "the first stride cannot be evaluated again by the guard: " + Why;
-  M.FirstStride = getText(Ctx, S->getInit());
+  M.FirstStride = getStmtText(Ctx, S->getInit());
   BinaryOperatorKind Op;
   const Expr *L, *R;
   if (!Loop->getCond() || !matchBinary(Loop->getCond(), Op, L, R) ||

@@ -12,12 +12,12 @@
 // could skip it. A kernel with goto is refused: its jumps are not followed.
 //
 //===----------------------------------------------------------------------===//
+#include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace llvm;
 using namespace clang;
@@ -146,13 +146,6 @@ bool contains(const SourceManager &SM, const Stmt *Outer, const Stmt *Inner) {
          !SM.isBeforeInTranslationUnit(O.getEnd(), I.getEnd());
 }
 
-std::string getText(ASTContext &Ctx, const Stmt *S) {
-  return Lexer::getSourceText(
-             CharSourceRange::getTokenRange(S->getSourceRange()),
-             Ctx.getSourceManager(), Ctx.getLangOpts())
-      .str();
-}
-
 class SubscriptCollector : public RecursiveASTVisitor<SubscriptCollector> {
 public:
   explicit SubscriptCollector(const VarDecl *A) : A(A) {}
@@ -245,7 +238,7 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
       Cur = P;
     }
     if (!Ok)
-      return "line " + Where + " reads " + getText(Ctx, Sub) +
+      return "line " + Where + " reads " + getStmtText(Ctx, Sub) +
              " after a tree without refilling the array first; the rewritten "
              "tree leaves only " +
              Array->getNameAsString() + "[0] as the original does";

@@ -142,6 +142,7 @@ std::string generatePrologue(const RcChain &C, const RcNames &N, int Packs) {
   std::vector<std::string> Conds = {
       Bound + " % " + N.W + " == 0",
       Bound + " / " + N.W + " <= " + std::to_string(Packs) + " * " + C.Step};
+  Conds.insert(Conds.end(), C.BlockConds.begin(), C.BlockConds.end());
   for (size_t G = 0; G < C.Groups.size(); ++G)
     Conds.push_back(addressInt(C.Groups[G].Addr) + " % sizeof(" +
                     N.PackType[G] + ") == 0");
@@ -265,7 +266,13 @@ RegisterCache::plan(RewriteContext &RC, const RewriteParams &P) const {
                     " (16-byte packs, up to " + std::to_string(*Packs) +
                     " per thread); every row access packed; guard: n % "
                     "pack == 0, n within the packs, rows aligned and not "
-                    "overlapping; fallback: the original loops";
+                    "overlapping" +
+                    (C->BlockConds.empty() ? ""
+                     : C->BlockConds.size() == 1
+                         ? ", a one-dimensional block"
+                         : ", a one-dimensional power-of-two block (the "
+                           "reduction tree's)") +
+                    "; fallback: the original loops";
       auto N = std::make_shared<RcNames>();
       N->W = makeFreshName(Ctx, "RcW", Taken);
       N->Fits = makeFreshName(Ctx, "rcFits", Taken);

@@ -347,6 +347,10 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
         checkChainCode(RC, K, ChainLoops, IVs, FactPtrs, GroupPtr);
     if (!Code.empty())
       return Code;
+    Code = checkPartials(RC, K, ChainLoops, FactPtrs, Chain.Start.back(),
+                         Chain.BlockConds);
+    if (!Code.empty())
+      return Code;
   }
 
   // Texts and edits of each loop.

@@ -55,6 +55,9 @@ struct RcChain {
   /// Single elements stored between the loops (`scale[token]`), as the
   /// address expressions `&(...)`, for the overlap guard.
   std::vector<std::string> BetweenStores;
+  /// What the block must be for the trees the per-thread values go through
+  /// to cover every thread (checkPartials).
+  std::vector<std::string> BlockConds;
   bool ChangesRounding = false;
 };
 

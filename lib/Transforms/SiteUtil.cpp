@@ -95,6 +95,19 @@ const Expr *getWithParens(const RewriteContext &RC, const Expr *E) {
   return E;
 }
 
+const Stmt *getParentStmt(ASTContext &Ctx, const Stmt *S) {
+  DynTypedNodeList Ps = Ctx.getParents(*S);
+  while (Ps.size() == 1) {
+    if (const auto *P = Ps[0].get<Stmt>())
+      return P;
+    const auto *V = Ps[0].get<VarDecl>();
+    if (!V || isa<ParmVarDecl>(V))
+      return nullptr;
+    Ps = Ctx.getParents(*V);
+  }
+  return nullptr;
+}
+
 std::string getStmtText(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getSourceText(
              CharSourceRange::getTokenRange(S->getSourceRange()),

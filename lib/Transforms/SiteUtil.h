@@ -57,6 +57,11 @@ getEnclosingLoops(clang::ASTContext &Ctx, const clang::Stmt *S,
 const clang::Expr *getWithParens(const RewriteContext &RC,
                                  const clang::Expr *E);
 
+/// The statement that holds \p S: its parent, or, for an expression in a
+/// variable's initialiser, the declaration's statement; null at the
+/// function (or when \p S has several parents).
+const clang::Stmt *getParentStmt(clang::ASTContext &Ctx, const clang::Stmt *S);
+
 /// \p S as written (its tokens' text).
 std::string getStmtText(clang::ASTContext &Ctx, const clang::Stmt *S);
 

@@ -212,8 +212,7 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
     const Stmt *Cur = Sub;
     bool Ok = false, Done = false;
     while (!Done) {
-      DynTypedNodeList Up = Ctx.getParents(*Cur);
-      const Stmt *P = Up.empty() ? nullptr : Up[0].get<Stmt>();
+      const Stmt *P = getParentStmt(Ctx, Cur);
       if (!P) {
         Ok = true; // reached the function: no tree before the read
         break;

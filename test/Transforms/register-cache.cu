@@ -24,6 +24,7 @@
 // CHECK-NEXT:   RcPackhalf xCache[4];
 // CHECK-NEXT:   const bool rcFits = (d) % RcW == 0 &&
 // CHECK-NEXT:       (d) / RcW <= 4 * blockDim.x &&
+// CHECK-NEXT:       blockDim.y * blockDim.z == 1 &&
 // CHECK-NEXT:       reinterpret_cast<size_t>(x) % sizeof(RcPackhalf) == 0 &&
 // CHECK-NEXT:       reinterpret_cast<size_t>(y) % sizeof(RcPackhalf) == 0 &&
 // CHECK-NEXT:       (reinterpret_cast<size_t>(x + (d)) <= reinterpret_cast<size_t>(y) || reinterpret_cast<size_t>(y + (d)) <= reinterpret_cast<size_t>(x));
@@ -159,7 +160,7 @@ __global__ void other_length(float *out, const float *x, int n, int m) {
 // PTX: ld.global.v4.b32
 // PTX: st.global.v4.b32
 
-// LIST: register-cache norm norm:L0: applies: rows 'x' read once by norm:L0 and kept in registers for norm:L2 (16-byte packs, up to 4 per thread); every row access packed; guard: n % pack == 0, n within the packs, rows aligned and not overlapping; fallback: the original loops
+// LIST: register-cache norm norm:L0: applies: rows 'x' read once by norm:L0 and kept in registers for norm:L2 (16-byte packs, up to 4 per thread); every row access packed; guard: n % pack == 0, n within the packs, rows aligned and not overlapping, a one-dimensional block; fallback: the original loops
 // LIST: register-cache three_pass three_pass:L0: applies: rows 'row' read once by three_pass:L0 and kept in registers for three_pass:L1, three_pass:L2
 // LIST: register-cache other_row other_row:L0: does not apply: no later loop re-reads a row this loop reads or writes
 // LIST: register-cache store_between store_between:L0: does not apply: line {{[0-9]+}}:3 uses 'x' between the loops, whose row the chain stores

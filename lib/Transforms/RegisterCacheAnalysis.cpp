@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
+#include "PerThreadValues.h"
 #include "RegisterCacheChecks.h"
 #include "RegisterCachePlan.h"
 #include "SiteUtil.h"
@@ -347,8 +348,9 @@ std::string analyzeRowChain(RewriteContext &RC, const FunctionDecl *K,
         checkChainCode(RC, K, ChainLoops, IVs, FactPtrs, GroupPtr);
     if (!Code.empty())
       return Code;
-    Code = checkPartials(RC, K, ChainLoops, FactPtrs, Chain.Start.back(),
-                         Chain.BlockConds);
+    Code = checkPerThreadValues(RC.getASTContext(), K, ChainLoops, FactPtrs,
+                                Chain.Start.back(), /*Grid=*/false,
+                                Chain.BlockConds);
     if (!Code.empty())
       return Code;
   }

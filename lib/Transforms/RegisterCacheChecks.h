@@ -43,18 +43,6 @@ std::string checkChainCode(RewriteContext &RC, const clang::FunctionDecl *K,
                            llvm::ArrayRef<const BodyFacts *> Facts,
                            llvm::ArrayRef<const clang::VarDecl *> Rows);
 
-/// The per-thread values the chain's loops \p Loops leave (locals declared
-/// outside them, written in them) may reach the rest of the kernel only
-/// through a shared-memory tree over the block of the operation that
-/// accumulated them (RegisterCachePartials.cpp). Returns why not, or empty;
-/// adds to \p BlockConds what the guard must check for each tree relied
-/// on (a power-of-two, one-dimensional block twice its first stride). \p Dim
-/// is the chain's dimension (x, y or z).
-std::string checkPartials(RewriteContext &RC, const clang::FunctionDecl *K,
-                          llvm::ArrayRef<const clang::ForStmt *> Loops,
-                          llvm::ArrayRef<const BodyFacts *> Facts, char Dim,
-                          std::vector<std::string> &BlockConds);
-
 } // namespace astra
 
 #endif // ASTRA_LIB_TRANSFORMS_REGISTERCACHECHECKS_H

@@ -4,6 +4,7 @@
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -106,6 +107,34 @@ const Stmt *getParentStmt(ASTContext &Ctx, const Stmt *S) {
     Ps = Ctx.getParents(*V);
   }
   return nullptr;
+}
+
+bool runsEveryTime(ASTContext &Ctx, const Stmt *S, const Stmt *Unit) {
+  const Stmt *Child = S;
+  for (const Stmt *P = getParentStmt(Ctx, S); P && Child != Unit;
+       Child = P, P = getParentStmt(Ctx, P)) {
+    if (const auto *If = dyn_cast<IfStmt>(P); If && Child == If->getCond())
+      continue;
+    if (const auto *Sw = dyn_cast<SwitchStmt>(P); Sw && Child == Sw->getCond())
+      continue;
+    if (const auto *F = dyn_cast<ForStmt>(P);
+        F && (Child == F->getInit() || Child == F->getCond()))
+      continue;
+    if (const auto *Wh = dyn_cast<WhileStmt>(P); Wh && Child == Wh->getCond())
+      continue;
+    if (const auto *D = dyn_cast<DoStmt>(P); D && Child == D->getBody())
+      continue;
+    if (isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt, SwitchCase,
+            CXXForRangeStmt>(P))
+      return false;
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(P))
+      if (Child != CO->getCond())
+        return false;
+    if (const auto *B = dyn_cast<BinaryOperator>(P))
+      if (B->isLogicalOp() && Child == B->getRHS())
+        return false;
+  }
+  return true;
 }
 
 std::string getStmtText(ASTContext &Ctx, const Stmt *S) {

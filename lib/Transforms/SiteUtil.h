@@ -62,6 +62,13 @@ const clang::Expr *getWithParens(const RewriteContext &RC,
 /// function (or when \p S has several parents).
 const clang::Stmt *getParentStmt(clang::ASTContext &Ctx, const clang::Stmt *S);
 
+/// Whether \p S runs every time \p Unit (a statement holding it) runs: on
+/// the way up no branch, loop body, case, `?:` arm or right-hand side of
+/// `&&`/`||` holds it (a condition, a loop's init and first test, a do
+/// body count as running).
+bool runsEveryTime(clang::ASTContext &Ctx, const clang::Stmt *S,
+                   const clang::Stmt *Unit);
+
 /// \p S as written (its tokens' text).
 std::string getStmtText(clang::ASTContext &Ctx, const clang::Stmt *S);
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Indent.h"
+#include "PerThreadValues.h"
 #include "VectorizeLoadsBody.h"
 #include "VectorizeLoadsMemory.h"
 #include "VectorizeLoadsPairs.h"
@@ -13,6 +14,7 @@
 #include "VectorizeLoadsUtil.h"
 #include "VectorizeLoadsWiden.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
@@ -43,6 +45,7 @@ private:
   }
   std::string checkHeader(SourceLocation &Where);
   std::string checkPartition(const LoopForm &F);
+  std::string checkValuesLeft();
   std::string checkInvariant(const Expr *E, StringRef What,
                              const BodyFacts &Facts, SourceLocation &Where);
   std::string buildGroups(const BodyFacts &Facts, SourceLocation &Where);
@@ -337,15 +340,45 @@ StringSet<> chooseNames(ASTContext &Ctx, const FunctionDecl *K,
   return Used;
 }
 
+/// The values each thread's iterations leave (`sum += ...`) change with the
+/// packs: only a combination over the block may read them
+/// (PerThreadValues.cpp), which the guard keeps to the blocks it covers.
+std::string LoopAnalyzer::checkValuesLeft() {
+  BodyFacts Left;
+  VarUses Writes;
+  Writes.collect(Loop->getBody());
+  struct Decls : RecursiveASTVisitor<Decls> {
+    SmallPtrSetImpl<const VarDecl *> *Out;
+    bool VisitVarDecl(VarDecl *V) {
+      Out->insert(V);
+      return true;
+    }
+  } D;
+  D.Out = &Left.DeclaredInBody;
+  D.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+  for (const VarDecl *V : Writes.Modified)
+    if (V != IV)
+      Left.WrittenInBody.insert(V);
+  return checkPerThreadValues(Ctx, K, {Loop}, {&Left}, Plan.PartitionDim,
+                              Plan.Partition == LoopPartition::Grid,
+                              Plan.BlockGuards);
+}
+
 std::string LoopAnalyzer::run(SourceLocation &Where) {
   Where = Loop->getBeginLoc();
   if (std::string Why = checkHeader(Where); !Why.empty())
     return Why;
-  if (PartitionDeps)
+  if (PartitionDeps) {
     if (std::string Why =
             vectorize::whyNotReassignable(K, Loop, IV, PartitionDeps, Where);
         !Why.empty())
       return Why;
+    if (std::string Why = checkValuesLeft(); !Why.empty())
+      return Why;
+    if (std::string Why = vectorize::findUnfencedClash(K, Loop, Where);
+        !Why.empty())
+      return Why;
+  }
   BodyFacts Facts;
   std::string Why = analyzeBody(Ctx, Loop, IV, Facts, Where);
   if (Why.empty())

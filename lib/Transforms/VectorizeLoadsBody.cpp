@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "VectorizeLoadsBody.h"
+#include "SiteUtil.h"
 #include "VectorizeLoadsUtil.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/ExprCXX.h"
@@ -115,6 +116,7 @@ private:
   bool isUnconditional(const Expr *Write) const;
   void checkSubscript(const ArraySubscriptExpr *E);
   void checkPointers();
+  void checkConditional();
   void checkScalarWrites();
   bool checkReduction(const VarDecl *V, const Expr *W,
                       SmallPtrSetImpl<const Expr *> &Covered, std::string &Op);
@@ -315,6 +317,10 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
   BodyGroup &Group = Facts.Groups[Index];
   if (R != Role::Ldg)
     Group.AllLdg = false;
+  bool Every = runsEveryTime(Ctx, E, Loop->getBody());
+  Group.EveryStep |= Every;
+  if (Writes)
+    (Every ? Group.EveryStepStore : Group.CondStore) = true;
   if (Writes) {
     Group.Stored = true;
     const Stmt *Assign = parent(E);
@@ -327,6 +333,28 @@ void BodyAnalyzer::checkSubscript(const ArraySubscriptExpr *E) {
     Group.NeedsLoad = true;
   }
   Facts.Accesses.push_back({Replace, Index});
+}
+
+/// The vector path reads and writes whole packs on every step: a group
+/// accessed only under a condition would be touched where the original
+/// leaves it alone (an optional pointer may be null, the condition may guard
+/// the bounds, another pointer or thread may write the other elements).
+void BodyAnalyzer::checkConditional() {
+  for (const BodyGroup &G : Facts.Groups) {
+    std::string Why;
+    if (G.CondStore && !G.EveryStepStore)
+      Why = "' is stored only under a condition; the vector path writes "
+            "whole packs back (an optional output may be null, another "
+            "pointer or thread may write the other elements)";
+    else if (!G.EveryStep)
+      Why = "' is read only under a condition; the vector path reads whole "
+            "packs on every step (an optional pointer may be null, the "
+            "condition may guard the bounds)";
+    if (!Why.empty()) {
+      refuse(G.FirstAccess->getBeginLoc(), "'" + G.Ptr->getName() + Why);
+      return;
+    }
+  }
 }
 
 void BodyAnalyzer::checkPointers() {
@@ -521,6 +549,8 @@ std::string BodyAnalyzer::run(SourceLocation &Where) {
     checkScalarWrites();
   if (Reason.empty())
     checkPointers();
+  if (Reason.empty())
+    checkConditional();
   if (Reason.empty() && BodyWrites.AddressTaken.count(IV))
     refuse(Loop->getBeginLoc(), "the address of the induction variable is "
                                 "taken");

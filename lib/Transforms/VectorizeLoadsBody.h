@@ -23,6 +23,9 @@ struct BodyGroup {
   bool Stored = false;
   bool NeedsLoad = false; ///< read, or not written on every path
   bool AllLdg = true;     ///< every access is a read through __ldg
+  /// Some access runs on every step; some store runs only under a
+  /// condition; some store runs on every step.
+  bool EveryStep = false, CondStore = false, EveryStepStore = false;
 };
 
 /// One access to replace by its lane: `p[...]` or `__ldg(&p[...])`.

@@ -230,6 +230,8 @@ static void writeGuard(raw_ostream &OS, const VecLoopPlan &Plan,
     Conds.push_back(paren(D) + " % " + getWidthText(Plan) + " == 0");
   for (const std::string &A : Plan.ApartGuards)
     Conds.push_back(A);
+  for (const std::string &B : Plan.BlockGuards)
+    Conds.push_back(B);
   for (const std::string &D : Plan.NonZero)
     Conds.push_back(paren(D) + " != 0");
   OS << "if (" << join(Conds, " && ") << ") {\n";

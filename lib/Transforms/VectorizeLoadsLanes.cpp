@@ -60,10 +60,36 @@ Lane LaneAlgebra::formOfCast(const CastExpr *C) {
   if (L != Lane::Aff)
     return L;
   const Expr *Sub = C->getSubExpr();
+  // Same width: `v + lane` modulo 2^n stays so. Wider: only from a signed
+  // value (whose overflow the original may not have); an unsigned one that
+  // wraps within the pack (`i - 1` at i == 0) would not be `v + lane` once
+  // zero-extended.
+  uint64_t To = LaneCtx.getTypeSize(C->getType()),
+           From = LaneCtx.getTypeSize(Sub->getType());
   if (isIntegral(C) && isIntegral(Sub) &&
-      LaneCtx.getTypeSize(C->getType()) >= LaneCtx.getTypeSize(Sub->getType()))
+      (To == From ||
+       (To > From && Sub->getType()->isSignedIntegerOrEnumerationType())))
     return Lane::Aff;
   return Lane::Var;
+}
+
+/// A library function whose one call may stand for every lane's: it
+/// returns a value, takes no pointer or non-const reference (printf,
+/// atomics and memcpy write or print once per call) and reads no clock.
+static bool isPureLibraryCall(const FunctionDecl *FD) {
+  std::string Name = FD->getNameAsString();
+  StringRef N = Name;
+  if (!isLibraryFunction(FD) || FD->getReturnType()->isVoidType() ||
+      N.starts_with("atomic") || N.contains("clock") || N.contains("timer") ||
+      N.contains("rand"))
+    return false;
+  for (const ParmVarDecl *P : FD->parameters()) {
+    QualType T = P->getType();
+    if (T->isPointerType() ||
+        (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+      return false;
+  }
+  return !FD->isVariadic();
 }
 
 Lane LaneAlgebra::formOfOther(const Expr *E) {
@@ -71,8 +97,7 @@ Lane LaneAlgebra::formOfOther(const Expr *E) {
     const FunctionDecl *FD = C->getDirectCallee();
     bool Pure = isa<CXXMemberCallExpr>(C)
                     ? isa_and_nonnull<CXXConversionDecl>(FD)
-                    : FD && isLibraryFunction(FD) &&
-                          !StringRef(getCalleeName(C)).starts_with("atomic");
+                    : FD && isPureLibraryCall(FD);
     if (!Pure)
       return Lane::Var;
   }

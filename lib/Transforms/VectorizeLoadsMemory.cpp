@@ -18,6 +18,58 @@ namespace astra {
 namespace vectorize {
 
 namespace {
+
+/// Whether \p FD, a function with a body, touches memory only through its
+/// parameters: no global variable, no call of a function that is not a
+/// library one, no assembly.
+bool reachesOnlyArguments(const FunctionDecl *FD) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || !Def)
+    return false;
+  struct Scan : RecursiveASTVisitor<Scan> {
+    bool Ok = true;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
+        Ok &= V->hasLocalStorage();
+      return Ok;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *F = C->getDirectCallee();
+      BinaryOperatorKind B;
+      UnaryOperatorKind U;
+      const Expr *L, *R, *S;
+      bool Op = isa<CXXOperatorCallExpr>(C) && !F &&
+                (matchBinary(C, B, L, R) || matchUnary(C, U, S));
+      Ok &= Op || (F && isLibraryFunction(F));
+      return Ok;
+    }
+    bool VisitAsmStmt(AsmStmt *) { return Ok = false; }
+  } S;
+  S.TraverseStmt(Def->getBody());
+  return S.Ok;
+}
+
+/// Whether every function \p C may call (\p FD, or in a template each
+/// candidate of an unresolved name) reaches memory only through its
+/// arguments.
+bool calleesReachOnlyArguments(const CallExpr *C, const FunctionDecl *FD) {
+  if (FD)
+    return reachesOnlyArguments(FD);
+  const auto *U =
+      dyn_cast<UnresolvedLookupExpr>(C->getCallee()->IgnoreParenImpCasts());
+  if (!U || U->getNumDecls() == 0)
+    return false;
+  for (const NamedDecl *D : U->decls()) {
+    D = D->getUnderlyingDecl();
+    if (const auto *T = dyn_cast<FunctionTemplateDecl>(D))
+      D = T->getTemplatedDecl();
+    const auto *F = dyn_cast<FunctionDecl>(D);
+    if (!F || !reachesOnlyArguments(F))
+      return false;
+  }
+  return true;
+}
+
 class MemoryScan : public RecursiveASTVisitor<MemoryScan> {
 public:
   MemoryScan(const VarUses &Writes, MemoryUses &Out)
@@ -56,6 +108,25 @@ public:
     const FunctionDecl *FD = C->getDirectCallee();
     if (FD && isLibraryFunction(FD))
       return true;
+    // An operator on a template's values (`p + k` with p of type T *): the
+    // builtin operation, not a call (its operands are visited).
+    BinaryOperatorKind BOp;
+    UnaryOperatorKind UOp;
+    const Expr *L, *R, *Sub;
+    if (isa<CXXOperatorCallExpr>(C) && !FD &&
+        (matchBinary(C, BOp, L, R) ||
+         (matchUnary(C, UOp, Sub) && UOp != UO_Deref && UOp != UO_AddrOf)))
+      return true;
+    // A function of the file that reaches memory only through its pointer
+    // arguments: it may read and write where they point.
+    if (calleesReachOnlyArguments(C, FD)) {
+      for (const Expr *A : C->arguments())
+        if (A->getType()->isPointerType()) {
+          Written.insert(C);
+          add(A, C);
+        }
+      return true;
+    }
     for (const Expr *A : C->arguments())
       if (A->isTypeDependent() || A->getType()->isPointerType() ||
           A->getType()->isReferenceType())
@@ -76,10 +147,12 @@ private:
         E = A->getBase();
         continue;
       }
-      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-        if (!B->isAdditiveOp())
+      BinaryOperatorKind Op;
+      const Expr *L, *R;
+      if (matchBinary(E, Op, L, R)) {
+        if (Op != BO_Add && Op != BO_Sub)
           return nullptr;
-        E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+        E = R->getType()->isPointerType() ? R : L;
         continue;
       }
       const auto *DR = dyn_cast<DeclRefExpr>(E);

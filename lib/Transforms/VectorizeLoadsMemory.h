@@ -70,6 +70,14 @@ std::string whyNotReassignable(const clang::FunctionDecl *Kernel,
                                const clang::VarDecl *IV, unsigned PartitionDeps,
                                clang::SourceLocation &Where);
 
+/// Another statement of \p K that meets the memory \p Loop accesses (one of
+/// them writing it) with no `__syncthreads()` between them on the way from
+/// one to the other (VectorizeLoadsFences.cpp). Empty if there is none;
+/// else \p Where is set.
+std::string findUnfencedClash(const clang::FunctionDecl *K,
+                              const clang::ForStmt *Loop,
+                              clang::SourceLocation &Where);
+
 /// The loop's own variables: its index \p IV and what its body declares.
 void collectLoopVars(const clang::ForStmt *Loop, const clang::VarDecl *IV,
                      llvm::SmallPtrSetImpl<const clang::VarDecl *> &Out);

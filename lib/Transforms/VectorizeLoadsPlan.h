@@ -97,6 +97,10 @@ struct VecLoopPlan {
   /// Run-time conditions `d >= n` that keep such ranges disjoint when the
   /// distance is another value.
   std::vector<std::string> ApartGuards;
+  /// Run-time conditions on the block under which the combination of the
+  /// threads' partial values after the loop covers every thread
+  /// (PerThreadValues.h).
+  std::vector<std::string> BlockGuards;
 
   // The one-element-per-thread form (VectorizeLoadsThread.cpp).
   bool PerThread = false;

@@ -350,9 +350,19 @@ bool analyzePerThread(ASTContext &Ctx, const FunctionDecl *K,
         "static_cast<" + P.IVType + ">(blockDim." + Idx.ThreadDim + ")";
     P.StrideGridDim = PerBlock ? 0 : Idx.BlockDim;
     P.StrideBlockDim = Idx.ThreadDim;
+    // The grid's thread count, taken modulo the index type (no signed
+    // overflow); the guard checks it fits, else the original runs.
+    std::string GridThreads = "static_cast<unsigned long long>(gridDim." +
+                              std::string(1, Idx.BlockDim) + ") * blockDim." +
+                              std::string(1, Idx.ThreadDim);
+    bool Wide = Ctx.getTypeSize(IV->getType()) >= 64; // holds any grid
     P.Step = PerBlock ? Threads
-                      : "static_cast<" + P.IVType + ">(gridDim." +
-                            Idx.BlockDim + ") * " + Threads;
+             : Wide   ? "static_cast<" + P.IVType + ">(gridDim." +
+                          std::string(1, Idx.BlockDim) + ") * " + Threads
+                    : "static_cast<" + P.IVType + ">(" + GridThreads + ")";
+    if (!PerBlock && !Wide)
+      P.BlockGuards.push_back("static_cast<unsigned long long>(" + P.Step +
+                              ") == " + GridThreads);
     P.OtherExits = Others;
     if (PerBlock) {
       SourceLocation At;

@@ -43,34 +43,6 @@ static const Stmt *findUnit(const Widener &W, const Stmt *S) {
   return nullptr;
 }
 
-/// Whether \p S runs on every pass through \p Unit.
-static bool isUnconditionalIn(const Widener &W, const Stmt *S,
-                              const Stmt *Unit) {
-  const Stmt *Child = S;
-  for (const Stmt *P = W.parent(S); P && Child != Unit;
-       Child = P, P = W.parent(P)) {
-    // The condition of a branch (or a loop's first test) runs every time.
-    if (const auto *If = dyn_cast<IfStmt>(P); If && Child == If->getCond())
-      continue;
-    if (const auto *Sw = dyn_cast<SwitchStmt>(P); Sw && Child == Sw->getCond())
-      continue;
-    if (const auto *F = dyn_cast<ForStmt>(P);
-        F && (Child == F->getInit() || Child == F->getCond()))
-      continue;
-    if (const auto *Wh = dyn_cast<WhileStmt>(P); Wh && Child == Wh->getCond())
-      continue;
-    if (isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt>(P))
-      return false;
-    if (const auto *CO = dyn_cast<ConditionalOperator>(P))
-      if (Child != CO->getCond())
-        return false;
-    if (const auto *B = dyn_cast<BinaryOperator>(P))
-      if (B->isLogicalOp() && Child == B->getRHS())
-        return false;
-  }
-  return true;
-}
-
 void Widener::findPacks() {
   for (const ArraySubscriptExpr *A : Subscripts) {
     const VarDecl *P = getIndexVar(A->getBase());
@@ -78,7 +50,7 @@ void Widener::findPacks() {
         formOf(A->getIdx()) != Lane::Aff)
       continue;
     const Stmt *Unit = findUnit(*this, A);
-    if (!Unit || !isUnconditionalIn(*this, A, Unit))
+    if (!Unit || !runsEveryTime(Ctx, A, Unit))
       continue;
     // The index must be computable before the lanes run.
     SmallPtrSet<const VarDecl *, 8> Vars;

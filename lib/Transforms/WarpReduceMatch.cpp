@@ -121,7 +121,7 @@ bool isHalvingLoop(const Stmt *Loop) {
 }
 
 std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
-                      const ForStmt *Loop, TreeMatch &M) {
+                      const ForStmt *Loop, TreeMatch &M, bool NeedBarrier) {
   M.Loop = Loop;
   const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
   const VarDecl *S = Init && Init->isSingleDecl()
@@ -241,6 +241,8 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
 
   // The tree starts from a[0, blockDim.x) as the threads left it: a barrier
   // right before it.
+  if (!NeedBarrier)
+    return "";
   auto [Self, Parent] = getInCompound(Ctx, Loop);
   if (!Parent)
     return "the loop is not directly inside a { } block";

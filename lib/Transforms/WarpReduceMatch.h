@@ -46,9 +46,12 @@ struct TreeMatch {
 bool isHalvingLoop(const clang::Stmt *Loop);
 
 /// Matches \p Loop of kernel \p K as a tree reduction. Returns an empty
-/// string and fills \p M, or the reason it is not one.
+/// string and fills \p M, or the reason it is not one. \p NeedBarrier:
+/// the barrier right before the loop is checked (not for the fallback of a
+/// tree warp-reduce rewrote, whose barrier precedes the guard).
 std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
-                      const clang::ForStmt *Loop, TreeMatch &M);
+                      const clang::ForStmt *Loop, TreeMatch &M,
+                      bool NeedBarrier = true);
 
 /// Whether \p E is `Array[tid]`, tid being threadIdx.x or a local that holds
 /// it.

@@ -13,9 +13,9 @@
 // RUN: %astra-opt --apply=vectorize-loads:kernel=cols,any-grid=1 --apply=launch:kernel=cols,grid-y-div=2 %s 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 
 // Y: // astra-opt vectorize-loads: any grid (every element below the bound, grid-stride)
-// Y-NEXT: const int vecStride = static_cast<int>(gridDim.y) * static_cast<int>(blockDim.x);
-// NOX: launch of spmm_csr: grid-x-div divides an extent that vectorize-loads' form does not stride over (its stride: `const int vecStride = static_cast<int>(gridDim.y) * static_cast<int>(blockDim.x);`)
-// NOY: launch of gelu_and_mul: grid-y-div divides an extent that vectorize-loads' form does not stride over (its stride: `const int vecStride = static_cast<int>(gridDim.x) * static_cast<int>(blockDim.x);`)
+// Y-NEXT: const int vecStride = static_cast<int>(static_cast<unsigned long long>(gridDim.y) * blockDim.x);
+// NOX: launch of spmm_csr: grid-x-div divides an extent that vectorize-loads' form does not stride over (its stride: `const int vecStride = static_cast<int>(static_cast<unsigned long long>(gridDim.y) * blockDim.x);`)
+// NOY: launch of gelu_and_mul: grid-y-div divides an extent that vectorize-loads' form does not stride over (its stride: `const int vecStride = static_cast<int>(static_cast<unsigned long long>(gridDim.x) * blockDim.x);`)
 // WARN: warning: {{.*}}the launch at {{[0-9]+}}:{{[0-9]+}} must divide its grid's y extent: change it by hand
 
 #include <cuda_runtime.h>

@@ -23,7 +23,7 @@ void launch_scale(float *out, const float *in, float a, int n, cudaStream_t s) {
   scale<<<(n + 255) / 256, 256, 0, s>>>(out, in, a, n);
 }
 
-// CHECK:      const int vecStride = static_cast<int>(gridDim.x) * static_cast<int>(blockDim.x);
+// CHECK:      const int vecStride = static_cast<int>(static_cast<unsigned long long>(gridDim.x) * blockDim.x);
 // CHECK-NEXT: if (vecStride < n &&
 // CHECK:      // The original, grid-stride.
 // CHECK:      {{^}}  scale<<<(n + 255) / 256, 256, 0, s>>>(out, in, a, n);

@@ -76,7 +76,7 @@ void launch_shift(float *out, const float *in, int n) {
 
 // SHRINK:      int i = blockIdx.x * blockDim.x + threadIdx.x;
 // SHRINK-NEXT: // astra-opt vectorize-loads: any grid (every element below the bound, grid-stride)
-// SHRINK-NEXT: const int vecStride = static_cast<int>(gridDim.x) * static_cast<int>(blockDim.x);
+// SHRINK-NEXT: const int vecStride = static_cast<int>(static_cast<unsigned long long>(gridDim.x) * blockDim.x);
 // SHRINK:      for (int vecIdx = i; vecIdx < n / VecW; vecIdx += vecStride) {
 // SHRINK-NEXT:   const int i = vecIdx * VecW;
 // SHRINK:      // Scalar tail: the last n % VecW elements, grid-stride.

@@ -29,7 +29,7 @@ __global__ void own_partial(float *out, const float *in, int d) {
     y[i] = x[i] * t;
   }
 }
-// CHECK-DAG: register-cache own_partial own_partial:L0: does not apply: line {{[0-9:]+}} uses 'sum', which the loop at line {{[0-9:]+}} leaves per thread (the cached path gives each thread other elements
+// CHECK-DAG: register-cache own_partial own_partial:L0: does not apply: line {{[0-9:]+}} uses 'sum', which the loop at line {{[0-9:]+}} leaves per thread (the rewrite gives each thread other elements
 
 // A warp's sum by shuffles: each warp's value depends on its threads' elements.
 __global__ void warp_shuffle(float *out, const float *in, int d) {

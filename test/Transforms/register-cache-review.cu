@@ -463,8 +463,8 @@ __global__ void v_volatile(float *out, volatile float *in, int d) {
 
 // CHECK-DAG: register-cache a_tid a_tid:L0: does not apply: the loop at line {{[0-9]+:[0-9]+}} reads the thread's index at line {{[0-9]+:[0-9]+}} (the cached path gives each thread other element
 // CHECK-DAG: register-cache b_partial b_partial:L0: does not apply: line {{[0-9]+:[0-9]+}} stores to memory between the loops at an address that depends on the thread (the guard that checks it must take
-// CHECK-DAG: register-cache c_optional c_optional:L0: does not apply: the loop at line {{[0-9]+:[0-9]+}} accesses a row under a condition at line {{[0-9]+:[0-9]+}} (the cached path reads and writes whole 
-// CHECK-DAG: register-cache d_condstore d_condstore:L0: does not apply: the loop at line {{[0-9]+:[0-9]+}} accesses a row under a condition at line {{[0-9]+:[0-9]+}} (the cached path reads and writes whole 
+// CHECK-DAG: register-cache c_optional c_optional:L0: does not apply: 'bias' is read only under a condition; the vector path reads whole packs on every step
+// CHECK-DAG: register-cache d_condstore d_condstore:L0: does not apply: no later loop of the block runs over the same row
 // CHECK-DAG: register-cache e_before e_before:L2: does not apply: line {{[0-9]+:[0-9]+}} uses 'x' outside the loops, whose row the chain keeps in registers (code there may rely on which thread owns wh
 // CHECK-DAG: register-cache f_after f_after:L0: does not apply: line {{[0-9]+:[0-9]+}} uses 'y' outside the loops, whose row the chain keeps in registers (code there may rely on which thread owns wh
 // CHECK-DAG: register-cache g_alias g_alias:L0: does not apply: the loop at line {{[0-9]+:[0-9]+}} reads the thread's index at line {{[0-9]+:[0-9]+}} (the cached path gives each thread other element

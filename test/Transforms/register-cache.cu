@@ -171,7 +171,7 @@ __global__ void other_length(float *out, const float *x, int n, int m) {
 // BOTH-LABEL: __global__ void norm(
 // BOTH:       if (rcFits) {
 // BOTH:       } else {
-// BOTH-NEXT:    if (reinterpret_cast<size_t>(x) % 16 == 0) {
+// BOTH-NEXT:    if (reinterpret_cast<size_t>(x) % 16 == 0 && blockDim.y * blockDim.z == 1) {
 // BOTH-NEXT:      // astra-opt vectorize-loads: 16-byte accesses
 
 // AFTER: register-cache norm norm:L{{[0-9]+}}: does not apply: the loop is one version of a loop vectorize-loads rewrote; apply register-cache first

@@ -101,9 +101,9 @@
 // NESTED: note: loop loop_nested:L0: the loop is not a statement of the kernel's body (it sits in a branch or another loop)
 // GRIDSTRIDE: note: loop loop_grid:L0: any-grid=1 at a loop applies to block-stride loops only (threadIdx.x and blockDim.x)
 // EARLY: note: loop loop_early:L0: a return before the loop depends on the thread: the threads that leave would leave packs that are theirs in the rewrite
-// COUNT: note: loop loop_count:L0: 'n' is carried out of the loop: each thread's share of the elements changes with the block
+// COUNT: note: loop loop_count:L0: line {{[0-9:]+}} uses 'n', which the loop at line {{[0-9:]+}} leaves per thread
 // SYNCCOUNT: note: loop loop_sync_count:L0: a statement outside the per-element ones calls __syncthreads_count, which a smaller block may leave without a full warp
-// CALLWRITE: note: loop loop_call_write:L0: a call outside the per-element statements may write memory, and not only on thread 0
+// CALLWRITE: note: loop loop_call_write:L0: 'tag' is written outside the per-element statements, and not only on thread 0
 // DIM3: note: loop loop_dim3:L0: the kernel reads blockDim.x outside the loop's step
 // UINT3: note: loop loop_uint3:L0: the loop's body reads 't', a local array or structure from before the loop
 // DEVFN: note: loop loop_devfn:L0: the loop's body calls tid, which reads the thread's or block's index or size

@@ -193,7 +193,7 @@ __global__ void block_call(float *out, float *total, const float *a, int d) {
   }
   note_row(total, blockIdx.x);
 }
-// CALL: note: one element per thread: a call outside the per-element statements may access the memory they access
+// CALL: note: one element per thread: {{.*}}'total' is written outside the per-element statements
 
 // Shared memory written by thread 0 and read by all after a barrier: thread
 // 0 exists in any block. A thread's own array is its own.

@@ -153,7 +153,7 @@ __global__ void block_call(float *out, const float *a, int d) {
   }
   mark(out);
 }
-// CALL: note: one element per thread: a call outside the per-element statements may access the memory they access
+// CALL: note: one element per thread: 'out' is accessed both by the per-element statements and outside them
 
 // threadIdx alone with no bound check on it is no site.
 __global__ void block_loop(float *out, const float *a, int d) {

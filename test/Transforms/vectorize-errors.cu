@@ -120,7 +120,7 @@ __global__ void smem(float *out, const float *in, int n) {
     tile[i] = in[i];
   out[threadIdx.x] = tile[threadIdx.x];
 }
-// SMEM: vectorize-errors.cu:120:5: note: loop smem:L0: the loop writes 'tile[i]'; only stores `p[base + i]` through pointer variables declared outside the loop can be vectorized
+// SMEM: vectorize-errors.cu:121:22: note: loop smem:L0: 'tile' is accessed by the loop and, with no barrier between them, by another statement where each thread keeps its original elements
 
 // WIDTH: error: rewrite 'vectorize-loads': parameter 'width' must be one of 16, 8, got '4'
 // KEY: error: rewrite 'vectorize-loads': unknown parameter 'vec'

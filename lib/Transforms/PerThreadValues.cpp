@@ -1,11 +1,11 @@
-//===- RegisterCachePartials.cpp - Where the chain's per-thread values go -===//
+//===- PerThreadValues.cpp - Where a loop's per-thread values go ---------===//
 //
-// A loop of the chain leaves per-thread values behind: `sum` after
-// `for (i = tid; i < n; i += blockDim.x) sum += x[i] * x[i];`. The cached
-// path gives each thread other elements (packs), so each thread's value
-// changes; only a combination over every thread of the block with the
-// operation that accumulated it stays the same. The one such combination
-// recognised is the shared-memory tree (WarpReduceMatch.h):
+// A thread-partitioned loop leaves per-thread values behind: `sum` after
+// `for (i = tid; i < n; i += blockDim.x) sum += x[i] * x[i];`. register-cache
+// and vectorize-loads give each thread other elements (packs), so each
+// thread's value changes; only a combination over every thread of the block
+// with the operation that accumulated it stays the same. The one such
+// combination recognised is the shared-memory tree (WarpReduceMatch.h):
 //
 //   partial[tid] = sum;            // the value, unconverted
 //   __syncthreads();
@@ -16,16 +16,19 @@
 // covers every thread only for a power-of-two block whose half is its first
 // stride: that goes into the chain's guard. Any other read of the value (a
 // thread's own use, `if (tid == 0) red[0] = sum;`, a warp shuffle, a
-// conversion before the tree) is refused.
+// conversion before the tree) is refused. After a grid-partitioned loop
+// (grid-stride) every read is refused: a block's value depends on which
+// elements the block owns.
 //
 //===----------------------------------------------------------------------===//
+#include "PerThreadValues.h"
 #include "Dataflow.h"
-#include "RegisterCacheChecks.h"
 #include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace llvm;
@@ -33,6 +36,12 @@ using namespace clang;
 
 namespace astra {
 namespace {
+
+std::string lineCol(const SourceManager &SM, SourceLocation L) {
+  L = SM.getFileLoc(L);
+  return std::to_string(SM.getSpellingLineNumber(L)) + ":" +
+         std::to_string(SM.getSpellingColumnNumber(L));
+}
 
 /// \p E and the implicit nodes and parentheses above it: the expression
 /// its parent \p Parent (null when not one statement) uses.
@@ -217,14 +226,13 @@ const Stmt *nextAfterBarriers(ASTContext &Ctx, const Stmt *Store) {
 /// operation \p Acc, or loops summing a[0, blockDim.x) whole. Returns why
 /// not ("-" when it is neither) or empty, adding the guard's conditions to
 /// \p BlockConds.
-std::string checkCombination(RewriteContext &RC, const FunctionDecl *K,
+std::string checkCombination(ASTContext &Ctx, const FunctionDecl *K,
                              const Expr *Store, const VarDecl *A, TreeOp Acc,
                              StringRef Name, const ForStmt *Loop,
                              const ForStmt *First,
                              std::vector<std::string> &BlockConds) {
-  ASTContext &Ctx = RC.getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
-  auto Line = [&](const Stmt *S) { return getLineCol(RC, S->getBeginLoc()); };
+  auto Line = [&](const Stmt *S) { return lineCol(SM, S->getBeginLoc()); };
   auto AddConds = [&](std::vector<std::string> Conds) {
     for (std::string &C : Conds)
       if (!is_contained(BlockConds, C))
@@ -240,13 +248,27 @@ std::string checkCombination(RewriteContext &RC, const FunctionDecl *K,
            " (the result depends on which elements each thread owns)";
   };
   // A tree: only a[0] is read after it, as it leaves the block's value.
+  // After warp-reduce, the tree is the fallback of its shuffles, which
+  // leave the same a[0] under a guard on the same block shape.
   TreeMatch M;
-  if (const auto *Tree = dyn_cast<ForStmt>(Next);
-      Tree && matchTree(Ctx, K, Tree, M).empty() && M.Array == A) {
+  const ForStmt *Tree = dyn_cast<ForStmt>(Next);
+  const Stmt *Whole = Next;
+  bool Fallback = false;
+  if (const auto *If = dyn_cast<IfStmt>(Next);
+      If && If->getElse() &&
+      getStmtText(Ctx, If->getThen()).find("astra-opt warp-reduce:") !=
+          std::string::npos) {
+    const Stmt *Else = If->getElse();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Else); CS && CS->size() == 1)
+      Else = CS->body_front();
+    Tree = dyn_cast<ForStmt>(Else);
+    Fallback = true;
+  }
+  if (Tree && matchTree(Ctx, K, Tree, M, !Fallback).empty() && M.Array == A) {
     if (Acc != M.Op)
       return Mismatch(Tree, M.Op);
     std::string Later =
-        checkLaterReads(Ctx, K, A, SmallPtrSet<const Stmt *, 1>{Tree});
+        checkLaterReads(Ctx, K, A, SmallPtrSet<const Stmt *, 1>{Whole});
     if (!Later.empty())
       return Later;
     // The guard, computed before the chain, evaluates the first stride.
@@ -292,11 +314,11 @@ std::string checkCombination(RewriteContext &RC, const FunctionDecl *K,
         F = Up[0].get<ForStmt>();
     std::optional<TreeOp> Op = F ? matchSequential(Ctx, F, A) : std::nullopt;
     if (!Op)
-      return "line " + getLineCol(RC, R->getBeginLoc()) + " uses '" +
+      return "line " + lineCol(SM, R->getBeginLoc()) + " uses '" +
              A->getNameAsString() + "', which holds the per-thread values of " +
              Name.str() +
              " (only a tree, or loops over all of a[0, blockDim.x), see the "
-             "same value in the cached path)";
+             "same value after the rewrite)";
     if (*Op != Acc)
       return Mismatch(F, *Op);
   }
@@ -306,13 +328,13 @@ std::string checkCombination(RewriteContext &RC, const FunctionDecl *K,
 
 } // namespace
 
-std::string checkPartials(RewriteContext &RC, const FunctionDecl *K,
-                          ArrayRef<const ForStmt *> Loops,
-                          ArrayRef<const BodyFacts *> Facts, char Dim,
-                          std::vector<std::string> &BlockConds) {
-  ASTContext &Ctx = RC.getASTContext();
+std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
+                                 ArrayRef<const ForStmt *> Loops,
+                                 ArrayRef<const BodyFacts *> Facts, char Dim,
+                                 bool Grid,
+                                 std::vector<std::string> &BlockConds) {
   const SourceManager &SM = Ctx.getSourceManager();
-  auto Line = [&](const Stmt *S) { return getLineCol(RC, S->getBeginLoc()); };
+  auto Line = [&](const Stmt *S) { return lineCol(SM, S->getBeginLoc()); };
   auto Within = [&](SourceLocation L, const Stmt *S) {
     return SM.isPointWithin(L, S->getBeginLoc(), S->getEndLoc());
   };
@@ -345,7 +367,7 @@ std::string checkPartials(RewriteContext &RC, const FunctionDecl *K,
           // A later loop's reads are refused by checkChainCode; an earlier
           // loop's see the last run's value.
           if (Rerun)
-            return "line " + getLineCol(RC, At) + " reads " + Name +
+            return "line " + lineCol(SM, At) + " reads " + Name +
                    " in a loop of the chain, which the loop at line " +
                    Line(Loop) + " leaves per thread in the chain's last run";
           continue;
@@ -360,11 +382,15 @@ std::string checkPartials(RewriteContext &RC, const FunctionDecl *K,
         bool IsAssign = P && matchBinary(P, Op, L, Rhs) && Op == BO_Assign;
         if (IsAssign && L == E)
           continue; // a plain store to the variable reads nothing
-        std::string Use = "line " + getLineCol(RC, At) + " uses " + Name +
+        std::string Use = "line " + lineCol(SM, At) + " uses " + Name +
                           ", which the loop at line " + Line(Loop) +
                           " leaves per thread";
+        if (Grid)
+          return Use + " (a grid-stride loop: the rewrite gives each thread "
+                       "and block other elements, and a combination over the "
+                       "grid is not recognised)";
         std::string OnlyTree =
-            " (the cached path gives each thread other elements: only `a[" +
+            " (the rewrite gives each thread other elements: only `a[" +
             std::string("threadIdx.x] = ") + V->getNameAsString() +
             "; __syncthreads();` and a shared-memory tree over the block "
             "or a loop over all of a[0, blockDim.x) sees the same value)";
@@ -385,7 +411,7 @@ std::string checkPartials(RewriteContext &RC, const FunctionDecl *K,
           return "the loop at line " + Line(Loop) + " changes " + Name +
                  " other than by one sum, max or min, whose combination "
                  "over the block the cached path leaves unchanged";
-        std::string Why = checkCombination(RC, K, P, A, *Acc, Name, Loop,
+        std::string Why = checkCombination(Ctx, K, P, A, *Acc, Name, Loop,
                                            Loops.front(), BlockConds);
         if (!Why.empty())
           return Why == "-" ? Use + OnlyTree : Why;

@@ -71,6 +71,12 @@ bool matchUnary(const Expr *E, UnaryOperatorKind &Op, const Expr *&Sub) {
   bool Postfix = OC->getNumArgs() == 2;
   if (Postfix && K != OO_PlusPlus && K != OO_MinusMinus)
     return false;
+  // One argument is also a call of a functor or lambda with no arguments
+  // (`f()`) or `x->`: no unary operator (getOverloadedOpcode would trap).
+  if (!Postfix && K != OO_Plus && K != OO_Minus && K != OO_Star &&
+      K != OO_Amp && K != OO_Tilde && K != OO_Exclaim && K != OO_PlusPlus &&
+      K != OO_MinusMinus && K != OO_Coawait)
+    return false;
   Op = UnaryOperator::getOverloadedOpcode(K, Postfix);
   Sub = OC->getArg(0);
   return true;

@@ -96,6 +96,16 @@ struct EscapeCollector : RecursiveASTVisitor<EscapeCollector> {
       W.Escaped.insert(V);
     return true;
   }
+  /// A capture by reference is no DeclRefExpr of the enclosing function
+  /// (implicit ones are not even visited): the lambda's body may write the
+  /// variable wherever the lambda is called, so it escapes.
+  bool VisitLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar()))
+          W.Escaped.insert(V);
+    return true;
+  }
 };
 } // namespace
 

@@ -50,7 +50,6 @@
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "WarpReduceMatch.h"
-#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "astra/Frontend/Kernels.h"
 #include "clang/AST/Attr.h"
@@ -184,23 +183,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
     CoarsenScan Scan(SM, A);
     Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    // Every device function it reaches, in this file or a header: one
-    // that reads threadIdx or blockDim would see the coarsened thread.
-    for (const DeviceFunction &DF : findDeviceFunctions(K)) {
-      if (!DF.HasBody || SM.isInSystemHeader(DF.Fn->getLocation()))
-        continue;
-      ReadsIndex RI;
-      RI.TraverseDecl(const_cast<FunctionDecl *>(DF.Fn));
-      if (RI.Found)
-        Scan.refuse("it calls " + DF.Name +
-                        ", which reads threadIdx or blockDim (not rewritten)",
-                    DF.Fn->getLocation());
-      else if (!RI.Other.empty())
-        Scan.refuse("it calls " + DF.Name + ", which " + RI.Other +
-                        " (threads of the original block would run it in "
-                        "another order or grouping)",
-                    DF.Fn->getLocation());
-    }
+    checkReach(SM, K, Scan);
     for (const DeclRefExpr *E : Scan.WholeIndex)
       if (isWholeIndexVar(Ctx, E))
         Scan.refuse("it passes " + E->getDecl()->getNameAsString() +
@@ -244,7 +227,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
                         "after it (its address not taken)",
                     R->getBeginLoc());
     }
-    if (RC.getText(Body->getSourceRange()).contains("#if"))
+    if (hasConditionalDirective(RC, Body->getSourceRange()))
       Scan.refuse("its body holds a preprocessor conditional",
                   Body->getBeginLoc());
     for (const Stmt *S : Top)

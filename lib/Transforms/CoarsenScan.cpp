@@ -7,6 +7,7 @@
 #include "Dataflow.h"
 #include "EditBatch.h"
 #include "SiteUtil.h"
+#include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -322,6 +323,40 @@ std::string spliceText(RewriteContext &RC, SourceRange R,
   }
   Out += File.slice(At, End).str();
   return Out;
+}
+
+void checkReach(const SourceManager &SM, const FunctionDecl *K,
+                CoarsenScan &Scan) {
+  DeviceReach Reach = findDeviceReach(K);
+  for (const Expr *E : Reach.Elsewhere) {
+    ReadsIndex RI;
+    RI.TraverseStmt(const_cast<Expr *>(E));
+    if (RI.Found || !RI.Other.empty())
+      Scan.refuse("an in-class initialiser or default argument it evaluates " +
+                      (RI.Found ? std::string("reads threadIdx or blockDim")
+                                : RI.Other) +
+                      " (not rewritten)",
+                  E->getBeginLoc());
+  }
+  for (const CallExpr *C : Reach.IndirectCalls)
+    Scan.refuse("it makes a call through a pointer (what the callee reads is "
+                "not known)",
+                C->getBeginLoc());
+  for (const DeviceFunction &DF : Reach.Functions) {
+    if (!DF.HasBody || SM.isInSystemHeader(DF.Fn->getLocation()))
+      continue;
+    ReadsIndex RI;
+    traverseDeviceFunction(RI, DF);
+    if (RI.Found)
+      Scan.refuse("it calls " + DF.Name +
+                      ", which reads threadIdx or blockDim (not rewritten)",
+                  DF.Fn->getLocation());
+    else if (!RI.Other.empty())
+      Scan.refuse("it calls " + DF.Name + ", which " + RI.Other +
+                      " (threads of the original block would run it in "
+                      "another order or grouping)",
+                  DF.Fn->getLocation());
+  }
 }
 
 } // namespace astra

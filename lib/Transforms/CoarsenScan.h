@@ -65,6 +65,15 @@ struct ReadsIndex : clang::RecursiveASTVisitor<ReadsIndex> {
   bool VisitVarDecl(clang::VarDecl *V);
 };
 
+/// Refuses in \p Scan what kernel \p K runs outside its body that reads
+/// threadIdx or blockDim or holds what ReadsIndex::Other names: every device
+/// function it reaches (in the file or a header, constructors and
+/// destructors included, with their in-class initialisers), the in-class
+/// initialisers and default arguments its body evaluates, and calls through
+/// a pointer (their callee is not known).
+void checkReach(const clang::SourceManager &SM, const clang::FunctionDecl *K,
+                CoarsenScan &Scan);
+
 /// Whether \p E names threadIdx or blockDim whole (`f(threadIdx)`), not
 /// one of its members.
 bool isWholeIndexVar(clang::ASTContext &Ctx, const clang::DeclRefExpr *E);

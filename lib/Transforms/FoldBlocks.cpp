@@ -39,22 +39,21 @@
 // changes), shared memory and barriers other than the above, warp
 // collectives or inline assembly (a block's rows would share them), a device
 // function it reaches that reads blockIdx, threadIdx.y, blockDim.y or
-// gridDim (not rewritten), and a blockIdx inside a macro expansion.
+// gridDim (not rewritten), and a blockIdx inside a macro expansion. What the
+// kernel runs is more than its calls (FoldBlocksScan.cpp): constructors with
+// their in-class initialisers, destructors, lambdas written elsewhere; a call
+// through a pointer, whose callee is not known, and a preprocessor
+// conditional (`#if`, `# ifdef`, ...) in the kernel or a function it runs are
+// refused.
 //
 //===----------------------------------------------------------------------===//
-#include "EditBatch.h"
 #include "FoldBlocks.h"
+#include "EditBatch.h"
 #include "FreshName.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
-#include "astra/Frontend/DeviceFunctions.h"
-#include "astra/Frontend/ExprMatch.h"
 #include "astra/Frontend/Kernels.h"
-#include "clang/AST/Attr.h"
-#include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
@@ -88,255 +87,6 @@ int64_t findCoarsenFactor(const std::string &Text) {
 }
 
 namespace {
-
-/// What a kernel body (or a device function it reaches) holds that a fold
-/// must see: the uses of blockIdx.<Dim>, and the first thing that forbids it.
-struct FoldScan : RecursiveASTVisitor<FoldScan> {
-  char Dim;
-  bool InKernel; ///< false: a device function (nothing there is rewritten)
-  std::vector<const Expr *> Uses;
-  DenseSet<unsigned> Seen;
-  std::string Why;
-  SourceLocation WhyLoc;
-
-  bool Exact = false; ///< shared arrays and barriers are collected instead
-  RowSliceScan Rows;
-
-  FoldScan(char Dim, bool InKernel) : Dim(Dim), InKernel(InKernel) {}
-  bool collects() const { return Exact && InKernel; }
-
-  void refuse(const Twine &W, SourceLocation L) {
-    if (Why.empty()) {
-      Why = W.str();
-      WhyLoc = L;
-    }
-  }
-  /// References to the built-in variables, and those that are the base of
-  /// a `.x`/`.y`/`.z` access: any other (`uint3 b = blockIdx;`) is refused.
-  DenseSet<const DeclRefExpr *> BuiltinRefs, MemberBases;
-  const SourceManager *SM = nullptr;
-
-  void builtin(const Expr *E) {
-    std::optional<CudaBuiltin> B = matchCudaBuiltin(E);
-    if (!B)
-      return;
-    MemberBases.insert(B->Ref);
-    if (!Seen.insert(E->getBeginLoc().getRawEncoding()).second)
-      return;
-    std::string Name = B->str();
-    if (B->Var == "blockIdx" && B->Dim == Dim) {
-      if (InKernel)
-        Uses.push_back(E);
-      else
-        refuse("a device function it calls reads " + Name +
-                   " (only the kernel's body is rewritten)",
-               E->getBeginLoc());
-    } else if ((B->Var == "threadIdx" || B->Var == "blockDim") &&
-               B->Dim != 'x') {
-      refuse("it reads " + Name +
-                 ": its block is not one row of threads along x",
-             E->getBeginLoc());
-    } else if (B->Var == "gridDim" && (B->Dim == Dim || !InKernel)) {
-      refuse("it reads " + Name + ", which a folded launch changes",
-             E->getBeginLoc());
-    } else if (!InKernel && B->Var == "blockIdx") {
-      refuse("a device function it calls reads " + Name +
-                 " (only the kernel's body is rewritten)",
-             E->getBeginLoc());
-    }
-  }
-  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *E) {
-    builtin(E);
-    return true;
-  }
-  bool VisitMemberExpr(MemberExpr *E) {
-    builtin(E);
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    std::string Name = getCalleeName(C);
-    if (Name == "__syncthreads" && collects())
-      Rows.Barriers.push_back(C);
-    else if (isCollectiveCall(Name))
-      refuse("it calls " + Name + ", which a block's rows would share",
-             C->getBeginLoc());
-    const FunctionDecl *FD = C->getDirectCallee();
-    if (FD && !FD->hasBody() && !FD->getBuiltinID() &&
-        !isLibraryFunction(FD) && SM &&
-        !SM->isInSystemHeader(FD->getLocation()))
-      refuse("it calls " + FD->getNameAsString() +
-                 ", defined outside this file (what it reads is not known)",
-             C->getBeginLoc());
-    return true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
-    const CXXConstructorDecl *Ctor = E->getConstructor();
-    if (Ctor && SM && Ctor->isUserProvided() &&
-        SM->isWrittenInMainFile(SM->getFileLoc(Ctor->getLocation())))
-      refuse("it constructs a " + Ctor->getParent()->getNameAsString() +
-                 " with a constructor of this file (not looked into)",
-             E->getBeginLoc());
-    return true;
-  }
-  /// Refuses a built-in variable read as a whole. Call after the traversal.
-  void checkWholeReads() {
-    for (const DeclRefExpr *R : BuiltinRefs)
-      if (!MemberBases.count(R))
-        refuse("it reads " + R->getDecl()->getName() +
-                   " as a whole (only .x, .y, .z are followed)",
-               R->getBeginLoc());
-  }
-  bool VisitReturnStmt(ReturnStmt *R) {
-    Rows.Returns.push_back(R);
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *V) {
-    if (V->hasAttr<CUDASharedAttr>() && collects())
-      Rows.Shared.push_back(V);
-    else if (V->hasAttr<CUDASharedAttr>())
-      refuse("it declares the shared array '" + V->getName() +
-                 "', which a block's rows would share",
-             V->getLocation());
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    StringRef N = E->getDecl()->getName();
-    if (N == "blockIdx" || N == "threadIdx" || N == "blockDim" ||
-        N == "gridDim")
-      BuiltinRefs.insert(E);
-    const auto *V = dyn_cast<VarDecl>(E->getDecl());
-    if (V && V->hasAttr<CUDASharedAttr>() && collects())
-      Rows.SharedRefs.push_back(E);
-    else if (V && V->hasAttr<CUDASharedAttr>())
-      refuse("it uses the shared variable '" + V->getName() +
-                 "', which a block's rows would share",
-             E->getBeginLoc());
-    return true;
-  }
-  bool VisitAsmStmt(AsmStmt *S) {
-    refuse("it holds inline assembly (a barrier or a collective, possibly)",
-           S->getBeginLoc());
-    return true;
-  }
-};
-
-/// Whether \p E computes a value without reading memory or calling
-/// anything but the built-in index variables.
-bool isPlainValue(const Expr *E) {
-  if (!E)
-    return true;
-  E = E->IgnoreParenImpCasts();
-  if (matchCudaBuiltin(E))
-    return true;
-  if (isa<ArraySubscriptExpr>(E) || isa<CallExpr>(E) ||
-      isa<PseudoObjectExpr>(E) || isa<StmtExpr>(E) || isa<LambdaExpr>(E))
-    return false;
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
-    if (!CE->getConstructor() || !CE->getConstructor()->isTrivial())
-      return false;
-  if (const auto *U = dyn_cast<UnaryOperator>(E))
-    if (U->getOpcode() == UO_Deref || U->isIncrementDecrementOp())
-      return false;
-  if (const auto *B = dyn_cast<BinaryOperator>(E))
-    if (B->isAssignmentOp())
-      return false;
-  if (const auto *M = dyn_cast<MemberExpr>(E))
-    if (M->isArrow())
-      return false;
-  for (const Stmt *C : E->children())
-    if (const auto *CE = dyn_cast_or_null<Expr>(C))
-      if (!isPlainValue(CE))
-        return false;
-  return true;
-}
-
-/// Whether \p E mentions any of threadIdx, blockIdx, also through the
-/// initialisers of the locals it reads.
-bool readsThreadIndex(const Expr *E, unsigned Depth = 0) {
-  if (!E || Depth > 16)
-    return Depth > 16;
-  if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E))
-    return B->Var == "threadIdx" || B->Var == "blockIdx";
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (V->isLocalVarDecl() && V->getInit())
-        return readsThreadIndex(V->getInit(), Depth + 1);
-  for (const Stmt *C : E->children())
-    if (const auto *CE = dyn_cast_or_null<Expr>(C))
-      if (readsThreadIndex(CE, Depth))
-        return true;
-  return false;
-}
-
-/// Whether anything in \p S writes \p V or takes its address.
-struct WriteFinder : RecursiveASTVisitor<WriteFinder> {
-  const VarDecl *V;
-  bool Found = false;
-  explicit WriteFinder(const VarDecl *V) : V(V) {}
-  bool isV(const Expr *E) { return getReferencedVar(E) == V; }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    Found |= B->isAssignmentOp() && isV(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-             isV(U->getSubExpr());
-    return true;
-  }
-};
-
-/// The kernel's own guard on the folded index: `if (v >= n) return;` (or
-/// `n <= v`) at the top of \p Body, v initialised from blockIdx.<Dim> and
-/// never written, only plain declarations before it. Null when none.
-const IfStmt *findGuard(const CompoundStmt *Body, char Dim) {
-  DenseSet<const VarDecl *> Index;
-  auto IsIndex = [&](const Expr *E) {
-    if (std::optional<CudaBuiltin> B = matchCudaBuiltin(stripIntCasts(E)))
-      return B->Var == "blockIdx" && B->Dim == Dim;
-    const VarDecl *V = getIndexVar(E);
-    return V && Index.count(V);
-  };
-  for (const Stmt *S : Body->body()) {
-    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-      for (const Decl *D : DS->decls()) {
-        const auto *V = dyn_cast<VarDecl>(D);
-        if (!V || !isPlainValue(V->getInit()))
-          return nullptr;
-        if (!V->getType()->isIntegerType() || !V->getInit() ||
-            !IsIndex(V->getInit()))
-          continue;
-        WriteFinder W(V);
-        W.TraverseStmt(const_cast<CompoundStmt *>(Body));
-        if (!W.Found)
-          Index.insert(V);
-      }
-      continue;
-    }
-    const auto *If = dyn_cast<IfStmt>(S);
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-      return nullptr;
-    const Stmt *Then = If->getThen();
-    if (const auto *CS = dyn_cast<CompoundStmt>(Then))
-      Then = CS->size() == 1 ? CS->body_front() : nullptr;
-    const auto *Ret = dyn_cast_or_null<ReturnStmt>(Then);
-    const auto *Cond = dyn_cast<BinaryOperator>(stripParens(If->getCond()));
-    if (!Ret || Ret->getRetValue() || !Cond)
-      return nullptr;
-    const Expr *Idx = nullptr, *Bound = nullptr;
-    if (Cond->getOpcode() == BO_GE) {
-      Idx = Cond->getLHS();
-      Bound = Cond->getRHS();
-    } else if (Cond->getOpcode() == BO_LE) {
-      Idx = Cond->getRHS();
-      Bound = Cond->getLHS();
-    }
-    if (!Idx || !IsIndex(Idx) || !isPlainValue(Bound) ||
-        readsThreadIndex(Bound))
-      return nullptr;
-    return If;
-  }
-  return nullptr;
-}
 
 class FoldBlocks : public Rewrite {
 public:
@@ -398,25 +148,7 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
       Refuse("no body", SourceLocation());
       continue;
     }
-    FoldScan Scan(Dim, /*InKernel=*/true);
-    Scan.SM = &RC.getSourceManager();
-    Scan.Exact = Exact;
-    Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    Scan.checkWholeReads();
-    if (RC.getText(Body->getSourceRange()).contains("#if"))
-      Scan.refuse("its body holds a preprocessor conditional (the branch "
-                  "not compiled would keep blockIdx)",
-                  Body->getBeginLoc());
-    for (const DeviceFunction &DF : findDeviceFunctions(K)) {
-      if (!DF.HasBody)
-        continue;
-      FoldScan In(Dim, /*InKernel=*/false);
-      In.SM = Scan.SM;
-      In.TraverseDecl(const_cast<FunctionDecl *>(DF.Fn));
-      In.checkWholeReads();
-      if (!In.Why.empty())
-        Scan.refuse(In.Why + " [" + DF.Name + "]", In.WhyLoc);
-    }
+    FoldScanResult Scan = scanFold(RC, K, Dim, Exact);
     if (!Scan.Why.empty()) {
       Refuse(Scan.Why, Scan.WhyLoc);
       continue;
@@ -480,7 +212,7 @@ FoldBlocks::plan(RewriteContext &RC, const RewriteParams &P) const {
       Site.Assumes = std::string("the grid's ") + Dim + " extent is " +
                      BoundName + " (the spec's grid)";
       BoundFrom = "bound " + BoundName;
-    } else if (const IfStmt *G = findGuard(Body, Dim)) {
+    } else if (const IfStmt *G = findGuard(Ctx, Body, Dim)) {
       BoundFrom = "bound from the kernel's guard at " +
                   getLineCol(RC, G->getBeginLoc());
       Site.Assumes = std::string("the kernel's guard at ") +

@@ -59,6 +59,38 @@ std::vector<RowTreeShuffle> findRowTreeShuffles(clang::ASTContext &Ctx,
                                                 const clang::FunctionDecl *K,
                                                 llvm::StringSet<> &Taken);
 
+class RewriteContext;
+
+/// What fold-blocks finds in a kernel (FoldBlocksScan.cpp).
+struct FoldScanResult {
+  /// The uses of blockIdx.<Dim> in the kernel's body, to be rewritten.
+  std::vector<const clang::Expr *> Uses;
+  /// With exact=1, what checkRowSlices must check.
+  RowSliceScan Rows;
+  /// Why the kernel cannot be folded, with \p WhyLoc where; empty when it
+  /// can.
+  std::string Why;
+  clang::SourceLocation WhyLoc;
+};
+
+/// Scans kernel \p K (a pattern) for a fold of blockIdx.<Dim>: its body, and
+/// everything it runs that is not rewritten (the device functions, with
+/// constructors, destructors and in-class initialisers, may not read
+/// blockIdx, threadIdx.y, blockDim.y or gridDim). A call through a pointer,
+/// a preprocessor conditional in the body or in a function it runs, shared
+/// memory and barriers (unless \p Exact collects them), collectives and
+/// inline assembly are refused.
+FoldScanResult scanFold(RewriteContext &RC, const clang::FunctionDecl *K,
+                        char Dim, bool Exact);
+
+/// The kernel's own guard on the folded index: `if (v >= n) return;` (or
+/// `n <= v`) at the top of \p Body, v initialised from blockIdx.<Dim> and
+/// never written, only plain declarations before it, none of which is
+/// destroyed (its destructor would run on the rows past the bound). Null
+/// when none.
+const clang::IfStmt *findGuard(clang::ASTContext &Ctx,
+                               const clang::CompoundStmt *Body, char Dim);
+
 /// The factor of the first coarsen marker in \p Text; 0 when none.
 int64_t findCoarsenFactor(const std::string &Text);
 

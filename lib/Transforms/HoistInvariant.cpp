@@ -13,7 +13,10 @@
 // kernel); no memory reads, no integer division (undefined for a zero divisor,
 // so it must not run when the loop would not). Floating-point math never
 // traps on the GPU, so evaluating it when the loop runs zero times is safe.
-// The loop must sit directly in a { } block, starting its own line.
+// The loop must sit directly in a { } block, starting its own line. A
+// kernel that uses goto is refused: a jump into the loop (to a label in its
+// body) would skip the hoisted declaration's new value, and a forward jump
+// past it would not compile.
 //
 //===----------------------------------------------------------------------===//
 #include "Dataflow.h"
@@ -61,6 +64,15 @@ bool isExpensiveCall(const CallExpr *C) {
   return true;
 }
 
+/// Whether \p S holds a goto (computed or not).
+bool hasGoto(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<GotoStmt, IndirectGotoStmt>(S))
+    return true;
+  return any_of(S->children(), [](const Stmt *C) { return hasGoto(C); });
+}
+
 /// A short name for the local, from what the expression computes.
 std::string getBaseName(const Expr *E) {
   if (const auto *C = dyn_cast<CallExpr>(E))
@@ -74,7 +86,8 @@ public:
   Hoister(RewriteContext &RC, const RewriteParams &P, const FunctionDecl *K,
           std::vector<PlannedSite> &Sites)
       : RC(RC), Ctx(RC.getASTContext()), P(P), K(K),
-        Kernel(K->getNameAsString()), Sites(Sites), LoopIds(getLoopIds(K)) {}
+        Kernel(K->getNameAsString()), Sites(Sites), LoopIds(getLoopIds(K)),
+        HasGoto(hasGoto(K->getBody())) {}
 
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *C) {
@@ -131,6 +144,8 @@ private:
   /// (loop, expression text) -> local already hoisted there.
   std::map<std::pair<const Stmt *, std::string>, std::string> Locals;
   StringSet<> Taken;
+  /// Whether the kernel holds a goto (its jumps are not followed).
+  bool HasGoto;
 };
 
 void Hoister::consider(const Expr *E) {
@@ -156,6 +171,11 @@ void Hoister::consider(const Expr *E) {
   SmallVector<StringRef, 8> Words;
   SplitString(Text, Words); // the text on one line, for the details
   std::string Shown = join(Words, " ");
+  if (HasGoto)
+    return Record(false, "'" + Shown +
+                             "' is not hoisted: the kernel uses goto, whose "
+                             "jumps the check does not follow (one into the "
+                             "loop would skip the hoisted value's update)");
   // Outermost enclosing loop it is invariant in and can be placed before.
   const Stmt *Target = nullptr, *Placement = nullptr;
   std::string FirstWhy;

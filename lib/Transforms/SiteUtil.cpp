@@ -186,4 +186,24 @@ bool isElementUse(ASTContext &Ctx, const ArraySubscriptExpr *Sub) {
   return false;
 }
 
+bool hasConditionalDirective(const RewriteContext &RC, SourceRange R) {
+  const SourceManager &SM = RC.getSourceManager();
+  CharSourceRange Range = CharSourceRange::getTokenRange(
+      SM.getExpansionLoc(R.getBegin()), SM.getExpansionLoc(R.getEnd()));
+  StringRef Text =
+      Lexer::getSourceText(Range, SM, RC.getASTContext().getLangOpts());
+  SmallVector<StringRef, 32> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    Line = Line.ltrim(" \t\v\f");
+    if (!Line.consume_front("#"))
+      continue;
+    Line = Line.ltrim(" \t\v\f");
+    if (Line.starts_with("if") || Line.starts_with("elif") ||
+        Line.starts_with("else") || Line.starts_with("endif"))
+      return true;
+  }
+  return false;
+}
+
 } // namespace astra

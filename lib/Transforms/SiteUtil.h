@@ -88,6 +88,12 @@ bool isElementUse(clang::ASTContext &Ctx,
 /// threads: barriers, warp collectives, cooperative groups.
 bool isCollectiveCall(llvm::StringRef Name);
 
+/// Whether the text of \p R (file locations of its expansion) holds a
+/// preprocessor conditional: a line `#if`, `# ifdef`, `#ifndef`, `#elif`,
+/// `#else` or `#endif`, with any blanks around the `#`. The branch not
+/// compiled is not in the AST, so a scan cannot see what it holds.
+bool hasConditionalDirective(const RewriteContext &RC, clang::SourceRange R);
+
 } // namespace astra
 
 #endif // ASTRA_LIB_TRANSFORMS_SITEUTIL_H

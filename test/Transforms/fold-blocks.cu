@@ -141,7 +141,7 @@ __global__ void bound_reads_index(float *out, int n) {
 
 // LIST-DAG: fold-blocks:dim=x whole: does not apply: {{.*}}it reads blockIdx as a whole (only .x, .y, .z are followed)
 // LIST-DAG: fold-blocks:dim=x with_if: does not apply: {{.*}}its body holds a preprocessor conditional
-// LIST-DAG: fold-blocks:dim=x by_ctor: does not apply: {{.*}}it constructs a RowOf with a constructor of this file (not looked into)
+// LIST-DAG: fold-blocks:dim=x by_ctor: does not apply: {{.*}}a device function it calls reads blockIdx.x (only the kernel's body is rewritten) [RowOf::RowOf]
 // LIST-DAG: fold-blocks:dim=x by_extern: does not apply: {{.*}}it calls ext_row, defined outside this file
 // LIST-DAG: fold-blocks:dim=x bound_reads_index: does not apply: {{.*}}the folded index needs a bound
 // LIST-DAG: fold-blocks:dim=x per_row: applies: fold-blocks of per_row (blockIdx.x): 1 use read foldX = blockIdx.x * blockDim.y + threadIdx.y; bound from the kernel's guard at {{[0-9]+}}:3

@@ -5,8 +5,12 @@
 // that a kernel reaches, directly, through other device functions, or
 // through a template argument that names a function (`act_and_mul<silu>`
 // calls `silu` through a function-pointer parameter; `apply<Silu>` calls
-// `Silu::operator()`). Rewrites that edit device code (fast-math) visit these
-// functions and select them with `function=NAME`.
+// `Silu::operator()`). A function is reached by being called, and also as
+// the constructor or destructor of what a body constructs or destroys, or as
+// a device lambda written elsewhere (findDeviceReach). Rewrites that edit
+// device code (fast-math) visit these functions and select them with
+// `function=NAME`; rewrites that must know what a kernel runs (fold-blocks,
+// coarsen) scan them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_FRONTEND_DEVICEFUNCTIONS_H
@@ -40,6 +44,11 @@ struct DeviceFunction {
   /// Declared but defined nowhere in the translation unit (only recorded
   /// when named by a template argument).
   bool HasBody = true;
+  /// What running it evaluates that is written elsewhere: the in-class
+  /// initialisers a constructor's member initialisers use (all there is to
+  /// an implicit constructor), the default arguments of its calls. A scan of
+  /// the function must traverse these besides Fn (traverseDeviceFunction).
+  std::vector<const clang::Expr *> Elsewhere;
 
   /// Whether \p Kernel (a source name) reaches it, and no other kernel.
   bool isOnlyReachedFrom(llvm::StringRef Kernel) const {
@@ -54,8 +63,39 @@ std::vector<DeviceFunction> findDeviceFunctions(clang::ASTContext &Ctx);
 std::vector<DeviceFunction>
 findDeviceFunctions(const clang::FunctionDecl *Kernel);
 
+/// What one kernel reaches.
+struct DeviceReach {
+  /// As findDeviceFunctions(Kernel) gives them.
+  std::vector<DeviceFunction> Functions;
+  /// What the kernel's own body (as written or instantiated) evaluates that
+  /// is written elsewhere: in-class initialisers of what it initialises,
+  /// default arguments of its calls.
+  std::vector<const clang::Expr *> Elsewhere;
+  /// Calls, in the kernel or a function it reaches, whose callee is not
+  /// known: through a function pointer or a pointer to member.
+  std::vector<const clang::CallExpr *> IndirectCalls;
+};
+
+/// The device functions \p Kernel reaches (a pattern, as findKernels() gives)
+/// and what the walk could not follow. Reached are: what it and they call,
+/// the constructors of what they construct and the destructors of their
+/// locals and temporaries (of user code, not trivial), and lambdas written
+/// elsewhere (a lambda written in the kernel or a function recorded is part
+/// of that function).
+DeviceReach findDeviceReach(const clang::FunctionDecl *Kernel);
+
+/// Traverses with \p V what running \p DF evaluates: its declaration and
+/// the expressions written elsewhere.
+template <typename VisitorT>
+void traverseDeviceFunction(VisitorT &V, const DeviceFunction &DF) {
+  V.TraverseDecl(const_cast<clang::FunctionDecl *>(DF.Fn));
+  for (const clang::Expr *E : DF.Elsewhere)
+    V.TraverseStmt(const_cast<clang::Expr *>(E));
+}
+
 /// The name `function=` selects \p FD by: its source name, or `Class::name`
-/// for a member function (`Silu::operator()`).
+/// for a member function (`Silu::operator()`), `(lambda at L:C)::operator()`
+/// for a lambda's.
 std::string getFunctionSelector(const clang::FunctionDecl *FD);
 
 /// The source name of a kernel instantiation with its template arguments as

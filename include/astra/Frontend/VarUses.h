@@ -41,7 +41,9 @@ struct VarUses {
   llvm::SmallPtrSet<const clang::VarDecl *, 16> AddressTaken;
   /// Local variables with a use that classifyUse calls an escape: their
   /// address is taken, they are bound to a reference, passed on as an
-  /// lvalue, ... Filled by collectEscapes only (it needs the parent map).
+  /// lvalue, captured by reference by a lambda (explicitly or by `[&]`: the
+  /// lambda may change it wherever it is called), ... Filled by
+  /// collectEscapes only (it needs the parent map).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> Escaped;
 
   VarUses() = default;

@@ -329,10 +329,12 @@ protected:
         continue;
       }
       if (C.Block) {
-        std::string Why =
-            findBlockTies(RC, K, Mine, getBlockHolders(K, LB, Mine, Sizes),
-                          OldBound ? OldBound : getLaunchBlock(Ctx, Mine),
-                          !C.Vars.empty() || C.BlockDiv > 1 || C.folds());
+        std::string Why = findBlockTies(
+            RC, K, Mine, getBlockHolders(K, LB, Mine, Sizes),
+            OldBound ? OldBound : getLaunchBlock(Ctx, Mine),
+            !C.Vars.empty() || C.BlockDiv > 1 || C.folds(),
+            llvm::any_of(Sizes.Constants,
+                         [](const BlockConstant &BC) { return BC.IsMacro; }));
         if (!Why.empty()) {
           Refuse(Why);
           continue;

@@ -14,9 +14,11 @@
 //   never reads blockDim, anywhere in its body (`blockIdx.x * 256`);
 // - a constant or template parameter that holds the block size and is used
 //   in the kernel for anything but `__launch_bounds__`, a `__shared__` array
-//   size, a for loop's start or step, or a comparison with threadIdx (a
-//   row length, say, `x[blockIdx.x * kRow + threadIdx.x]`): changing it
-//   changes what the kernel computes.
+//   size, a for loop's start, bound or step, or a comparison with threadIdx
+//   (a row length, say, `x[blockIdx.x * kRow + threadIdx.x]`), with no spec
+//   variable that vouches for the new block: changing it changes what the
+//   kernel computes. `blockIdx.x * BLOCK` is accepted in a kernel that reads
+//   blockIdx nowhere else (a flat index, where BLOCK stands for blockDim.x).
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchBlockUses.h"
@@ -44,6 +46,39 @@ bool mentions(const Stmt *S, StringRef Name) {
     if (mentions(C, Name))
       return true;
   return false;
+}
+
+/// How many times \p S names \p Name.
+unsigned countNames(const Stmt *S, StringRef Name) {
+  if (!S)
+    return 0;
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) // `blockIdx.x`
+    return countNames(PO->getSyntacticForm(), Name);
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(S))
+    return countNames(OV->getSourceExpr(), Name);
+  unsigned N = 0;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    N += DRE->getDecl()->getName() == Name;
+  for (const Stmt *C : S->children())
+    N += countNames(C, Name);
+  return N;
+}
+
+/// Whether \p R stands in `blockIdx.x * R` (either order).
+bool scalesBlockIdx(ASTContext &Ctx, const Expr *R) {
+  const Expr *Cur = R;
+  while (true) {
+    DynTypedNodeList Ps = Ctx.getParents(*Cur);
+    const auto *P = Ps.size() == 1 ? Ps[0].get<Expr>() : nullptr;
+    if (isa_and_nonnull<ParenExpr, ImplicitCastExpr>(P)) {
+      Cur = P;
+      continue;
+    }
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+    return BO && BO->getOpcode() == BO_Mul &&
+           mentions(BO->getLHS() == Cur ? BO->getRHS() : BO->getLHS(),
+                    "blockIdx");
+  }
 }
 
 /// The references to \p D in \p S, and the integer literals equal to
@@ -96,7 +131,8 @@ bool followsBlock(ASTContext &Ctx, const Expr *E) {
       return false;
     const Stmt *CurS = Cur.get<Stmt>();
     if (const auto *F = dyn_cast<ForStmt>(P))
-      return CurS == F->getInc() || CurS == F->getInit();
+      return CurS == F->getInc() || CurS == F->getInit() ||
+             CurS == F->getCond();
     if (const auto *BO = dyn_cast<BinaryOperator>(P))
       if (BO->isComparisonOp())
         return mentions(BO->getLHS() == CurS ? BO->getRHS() : BO->getLHS(),
@@ -112,7 +148,8 @@ bool followsBlock(ASTContext &Ctx, const Expr *E) {
 std::string findBlockTies(const RewriteContext &RC, const FunctionDecl *K,
                           ArrayRef<const CUDAKernelCallExpr *> Launches,
                           ArrayRef<const ValueDecl *> Holders,
-                          std::optional<int64_t> OldBlock, bool Vouched) {
+                          std::optional<int64_t> OldBlock, bool Vouched,
+                          bool MacroHolder) {
   ASTContext &Ctx = const_cast<RewriteContext &>(RC).getASTContext();
   const Stmt *Body = K->getBody();
   if (!Body)
@@ -139,17 +176,25 @@ std::string findBlockTies(const RewriteContext &RC, const FunctionDecl *K,
              Extern.Found->getName().str() +
              "', which a new block does not resize; change the launch by hand";
     }
-  // Constants and template parameters that hold the block size.
-  for (const ValueDecl *D : Holders) {
+  // Constants and template parameters that hold the block size (a spec
+  // variable vouches for the new instantiation or value).
+  for (const ValueDecl *D : Vouched ? ArrayRef<const ValueDecl *>() : Holders) {
     UseFinder Uses;
     Uses.D = D;
     Uses.TraverseStmt(const_cast<Stmt *>(Body));
+    // `blockIdx.x * BLOCK + threadIdx.x` in a kernel that reads blockIdx
+    // nowhere else: BLOCK stands for blockDim.x (elements are not tied to
+    // blocks otherwise, as a row `s[blockIdx.x]` would tie them).
+    unsigned Scaled = llvm::count_if(Uses.Refs, [&](const DeclRefExpr *R) {
+      return scalesBlockIdx(Ctx, R);
+    });
+    bool Flat = Scaled && Scaled == countNames(Body, "blockIdx");
     for (const DeclRefExpr *R : Uses.Refs)
-      if (!followsBlock(Ctx, R))
+      if (!followsBlock(Ctx, R) && !(Flat && scalesBlockIdx(Ctx, R)))
         return "the block size '" + D->getName().str() + "' is also used at " +
                getLineCol(RC, R->getBeginLoc()) +
                " for something other than __launch_bounds__, a __shared__ "
-               "array size, a loop's start or step or a comparison with "
+               "array size, a loop's start, bound or step or a comparison with "
                "threadIdx (a row length, a stride): a new block would "
                "change what the kernel computes there";
   }
@@ -162,6 +207,8 @@ std::string findBlockTies(const RewriteContext &RC, const FunctionDecl *K,
   Lits.TraverseStmt(const_cast<Stmt *>(Body));
   bool ReadsBlockDim = mentions(Body, "blockDim");
   for (const IntegerLiteral *L : Lits.Literals) {
+    if (MacroHolder && L->getBeginLoc().isMacroID())
+      continue; // the block size's macro, edited at its definition
     DynTypedNodeList Ps = Ctx.getParents(*L);
     bool ArraySize = !Ps.empty() && Ps[0].get<TypeLoc>();
     if (ArraySize || !ReadsBlockDim)
@@ -188,7 +235,7 @@ std::string findBlockTies(const RewriteContext &RC, const FunctionDecl *K,
   } Shared;
   Shared.Size = *OldBlock;
   Shared.TraverseStmt(const_cast<Stmt *>(Body));
-  if (Shared.Found && Holders.empty())
+  if (Shared.Found && Holders.empty() && !MacroHolder)
     return "the kernel's __shared__ '" + Shared.Found->getName().str() +
            "' at " + getLineCol(RC, Shared.Found->getLocation()) +
            " has the old block size's " + std::to_string(*OldBlock) +

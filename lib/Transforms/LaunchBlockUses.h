@@ -20,12 +20,13 @@ namespace astra {
 /// constants or template parameters that hold its block size (edited with
 /// it); \p OldBlock the block size before, when known; \p Vouched whether a
 /// spec variable says the kernel is correct for the new block (then the
-/// literal checks are skipped).
+/// checks of Holders and literals are skipped); \p MacroHolder whether a
+/// macro holds it (its expansions are not literals of their own).
 std::string
 findBlockTies(const RewriteContext &RC, const clang::FunctionDecl *K,
               llvm::ArrayRef<const clang::CUDAKernelCallExpr *> Launches,
               llvm::ArrayRef<const clang::ValueDecl *> Holders,
-              std::optional<int64_t> OldBlock, bool Vouched);
+              std::optional<int64_t> OldBlock, bool Vouched, bool MacroHolder);
 
 } // namespace astra
 

@@ -53,7 +53,7 @@ void run_dsum(float *out, const float *in, int n) {
   dsum<<<(n + 255) / 256, 256, 256 * sizeof(float)>>>(out, in, n);
 }
 
-// ROW: note: launch of rowscale: the block size 'kRow' is also used at {{[0-9]+}}:18 for something other than __launch_bounds__, a __shared__ array size, a loop's start or step or a comparison with threadIdx (a row length, a stride)
+// ROW: note: launch of rowscale: the block size 'kRow' is also used at {{[0-9]+}}:18 for something other than __launch_bounds__, a __shared__ array size, a loop's start, bound or step or a comparison with threadIdx (a row length, a stride)
 constexpr int kRow = 256;  // one thread per column of a row
 __global__ void __launch_bounds__(kRow) rowscale(float *x, const float *s) {
   x[blockIdx.x * kRow + threadIdx.x] *= s[blockIdx.x];

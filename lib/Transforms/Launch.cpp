@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "EditBatch.h"
 #include "FoldBlocks.h"
+#include "LaunchBlockUses.h"
 #include "LaunchChange.h"
 #include "LaunchConst.h"
 #include "LaunchTemplate.h"
@@ -73,6 +74,49 @@ struct LaunchCollector : RecursiveASTVisitor<LaunchCollector> {
     return true;
   }
 };
+
+/// The constants and template parameters that hold \p K's block size:
+/// what `__launch_bounds__` and the launches' blocks name, and the template
+/// parameter a launch's template argument sets.
+std::vector<const ValueDecl *>
+getBlockHolders(const FunctionDecl *K, const CUDALaunchBoundsAttr *LB,
+                ArrayRef<const CUDAKernelCallExpr *> Launches,
+                const BlockSizes &Sizes) {
+  std::vector<const ValueDecl *> Out;
+  auto Add = [&](const Expr *E) {
+    BlockSizeExpr B = classifyBlockSize(E);
+    if (B.Decl &&
+        (B.K == BlockSizeExpr::Constant ||
+         B.K == BlockSizeExpr::TemplateParam) &&
+        !llvm::is_contained(Out, B.Decl))
+      Out.push_back(B.Decl);
+  };
+  if (LB && LB->getMaxThreads())
+    Add(LB->getMaxThreads());
+  for (const CUDAKernelCallExpr *Call : Launches)
+    Add(getWrittenLaunchArg(Call->getConfig()->getArg(1)));
+  const FunctionTemplateDecl *FT = K->getDescribedFunctionTemplate();
+  if (Sizes.TemplateIndex && FT &&
+      *Sizes.TemplateIndex < FT->getTemplateParameters()->size())
+    if (const auto *P = dyn_cast<NonTypeTemplateParmDecl>(
+            FT->getTemplateParameters()->getParam(*Sizes.TemplateIndex)))
+      if (!llvm::is_contained(Out, P))
+        Out.push_back(P);
+  return Out;
+}
+
+/// The block of the first launch that writes it as an integer constant.
+std::optional<int64_t>
+getLaunchBlock(ASTContext &Ctx, ArrayRef<const CUDAKernelCallExpr *> Launches) {
+  for (const CUDAKernelCallExpr *Call : Launches) {
+    const Expr *A = getWrittenLaunchArg(Call->getConfig()->getArg(1));
+    if (A->isValueDependent() || !A->getType()->isIntegerType())
+      continue;
+    if (std::optional<APSInt> V = A->getIntegerConstantExpr(Ctx))
+      return V->getExtValue();
+  }
+  return std::nullopt;
+}
 
 std::string ceilDiv(StringRef Text, int64_t D) {
   return "((" + Text.str() + ") + " + std::to_string(D - 1) + ") / " +
@@ -284,6 +328,18 @@ protected:
                "one, which cannot be checked; drop min-threads");
         continue;
       }
+      if (C.Block) {
+        std::string Why = findBlockTies(
+            RC, K, Mine, getBlockHolders(K, LB, Mine, Sizes),
+            OldBound ? OldBound : getLaunchBlock(Ctx, Mine),
+            !C.Vars.empty() || C.BlockDiv > 1 || C.folds(),
+            llvm::any_of(Sizes.Constants,
+                         [](const BlockConstant &BC) { return BC.IsMacro; }));
+        if (!Why.empty()) {
+          Refuse(Why);
+          continue;
+        }
+      }
       bool KeepBound = C.MinThreads && OldBound && C.Block <= *OldBound;
       // The edits: __launch_bounds__, then every <<<...>>> of the kernel;
       // a block size written as a constant changes at the constant.
@@ -423,6 +479,10 @@ protected:
       if (!C.Vars.empty())
         Site.Assumes = "the spec declares " + join(C.Vars, ", ") +
                        " tunable (the kernel is correct for those values)";
+      else if (C.Block && C.BlockDiv <= 1 && !C.folds())
+        Site.Assumes = "the kernel is correct with " + std::to_string(C.Block) +
+                       " threads per block (block= alone: no spec variable "
+                       "says so)";
       Site.Warning = join(Warnings, "; ");
       Sites.push_back({Site, [Edits, Inserts](EditBatch &B) {
                          for (const auto &[R, Text] : Edits)

@@ -13,7 +13,9 @@
 // does not know, and an equality check is not enough. So the rewrite requires
 // one of: the parameter is declared __restrict__ (the author promises no
 // overlap), no pointer parameter is written at all and every store goes to
-// local or shared memory, or the caller passes assume-noalias=1 (the launch
+// local or shared memory (the device functions it calls included, and no
+// atomic or store through another pointer: ReadOnlyCacheWrites.cpp), or the
+// caller passes assume-noalias=1 (the launch
 // spec's "noalias"). `const` alone does not rule out aliasing. The harness
 // verifies the outputs on the device in any case.
 //
@@ -21,6 +23,7 @@
 #include "Dataflow.h"
 #include "EditBatch.h"
 #include "FreshName.h"
+#include "ReadOnlyCacheWrites.h"
 #include "Rewrites.h"
 #include "SiteUtil.h"
 #include "astra/Frontend/Kernels.h"
@@ -237,8 +240,19 @@ void PointerTracker::followPointer(const Expr *E, const DeclRefExpr *Root) {
       for (unsigned I = 0; FD && I < Call->getNumArgs(); ++I)
         if (Call->getArg(I) == Cur && I < FD->getNumParams() &&
             FD->getParamDecl(I)->getType()->isPointerType() &&
-            FD->getParamDecl(I)->getType()->getPointeeType().isConstQualified())
-          return; // read-only argument: fine, but not rewritten
+            FD->getParamDecl(I)
+                ->getType()
+                ->getPointeeType()
+                .isConstQualified()) {
+          // Read-only argument: fine, but not rewritten, unless the callee
+          // casts const away and writes.
+          if (const Stmt *W = findWriteThroughParam(Ctx, FD, I))
+            return block(Call, "passed to '" + FD->getName() +
+                                   "', which casts const away and writes "
+                                   "through it (" +
+                                   getLineCol(RC, W->getBeginLoc()) + ")");
+          return;
+        }
       if (!FD && ConstPointee)
         return;
       if (FD)
@@ -377,46 +391,6 @@ std::string checkElementType(ASTContext &Ctx, const FunctionDecl *Kernel,
   return "";
 }
 
-/// Whether any store of the kernel goes somewhere other than a pointer
-/// parameter, a local array or shared memory (then it may alias anything).
-const Expr *findUntrackedStore(ASTContext &Ctx, const FunctionDecl *Kernel,
-                               const SmallPtrSet<const VarDecl *, 8> &Tracked) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    ASTContext &Ctx;
-    const SmallPtrSet<const VarDecl *, 8> &Tracked;
-    const Expr *Found = nullptr;
-    Finder(ASTContext &Ctx, const SmallPtrSet<const VarDecl *, 8> &T)
-        : Ctx(Ctx), Tracked(T) {}
-    bool isTracked(const Expr *Base) {
-      Base = Base->IgnoreParenImpCasts();
-      while (const auto *BO = dyn_cast<BinaryOperator>(Base))
-        Base = (BO->getLHS()->getType()->isPointerType() ? BO->getLHS()
-                                                         : BO->getRHS())
-                   ->IgnoreParenImpCasts();
-      const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-      return V && (Tracked.count(V) || V->getType()->isArrayType() ||
-                   V->hasAttr<CUDASharedAttr>());
-    }
-    void check(const Expr *Access, const Expr *Base) {
-      if (!Found && classifyUse(Ctx, Access) == UseKind::Write &&
-          !isTracked(Base))
-        Found = Access;
-    }
-    bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-      check(E, E->getBase());
-      return true;
-    }
-    bool VisitUnaryOperator(UnaryOperator *E) {
-      if (E->getOpcode() == UO_Deref)
-        check(E, E->getSubExpr());
-      return true;
-    }
-  } F(Ctx, Tracked);
-  F.TraverseStmt(Kernel->getBody());
-  return F.Found;
-}
-
 } // namespace
 
 /// Declares the restrict alias at the start of \p Body and turns the loads
@@ -471,7 +445,7 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
     for (auto &[I, U] : Params)
       if (!U.Blocker.empty())
         Written.push_back(K->getParamDecl(I)->getName().str());
-    const Expr *Untracked = findUntrackedStore(Ctx, K, Tracked);
+    UntrackedWrite Untracked = findUntrackedWrite(Ctx, K, Tracked);
 
     for (auto &[I, U] : Params) {
       const ParmVarDecl *PVD = K->getParamDecl(I);
@@ -499,11 +473,12 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
         for (const std::string &W : Written)
           if (W != Name)
             Others.push_back(W);
-        if (!Others.empty() || Untracked) {
+        if (!Others.empty() || Untracked.At) {
           std::string What =
               !Others.empty()
                   ? "'" + join(Others, "', '") + "', which the kernel writes"
-                  : "the store at " + getLineCol(RC, Untracked->getBeginLoc());
+                  : "memory the kernel writes (" + Untracked.Why + " at " +
+                        getLineCol(RC, Untracked.At->getBeginLoc()) + ")";
           Refuse("may alias " + What +
                  " (const does not rule out aliasing); declare it __restrict__ "
                  "or pass assume-noalias=1 when the buffers never overlap");
@@ -537,7 +512,8 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
                           ? "; loads " + MacroWhy + " unchanged"
                           : ""))
                         .str();
-      bool Assumed = !Restrict && *NoAlias && (!Written.empty() || Untracked);
+      bool Assumed =
+          !Restrict && *NoAlias && (!Written.empty() || Untracked.At);
       if (Assumed)
         Site.Assumes =
             "'" + Name.str() + "' overlaps no buffer the kernel writes";

@@ -11,8 +11,16 @@
 //         for (; i < n; i += s) body }       // remainder
 //     Legal when n and s do not change in the loop (no memory reads, no
 //     calls but pure math), the body does not assign i or take its address,
-//     and has no break/continue of this loop and no goto. Like the original's
-//     final `i += s`, the guard assumes i + (N-1)*s does not overflow T.
+//     declares nothing __shared__ or static (one variable per copy would
+//     split it), and has no break/continue of this loop and no goto; the
+//     comparison must not change i's value (`int i < unsigned n` converts i
+//     to unsigned: refused). An unsigned i (unsigned int or wider) gets a
+//     guard that cannot wrap: `i < n && (n - i - 1) / (N-1) >= s` (`<=`:
+//     `i <= n && (n - i) / (N-1) >= s`), or with a literal step, `i < n && n -
+//     i > (N-1)*s`. A narrow i (short, char) computes the guard in int, and the
+//     copies read `(T)(i + K*s)`. A signed i of int or wider keeps
+//     `i + (N-1)*s < n`, which assumes that sum does not overflow T (the
+//     original needs only i + s not to).
 // Both refuse loops that already carry an unroll pragma and loops inside
 // macro expansions.
 //
@@ -117,6 +125,41 @@ private:
   bool InLoop = false, InBreakable = false;
 };
 
+/// The first variable declared in a body that a copy of the body would
+/// split: __shared__ or static (one variable per copy, not one for all).
+class StaticLocalFinder : public RecursiveASTVisitor<StaticLocalFinder> {
+public:
+  const VarDecl *Found = nullptr;
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitVarDecl(VarDecl *V) {
+    if (!Found && (V->isStaticLocal() || V->hasAttr<CUDASharedAttr>()))
+      Found = V;
+    return true;
+  }
+};
+
+/// The names declared in a body (a named step written there would mean the
+/// body's variable after its declaration).
+class DeclaredNames : public RecursiveASTVisitor<DeclaredNames> {
+public:
+  StringSet<> Names;
+  bool VisitNamedDecl(NamedDecl *D) {
+    if (D->getIdentifier())
+      Names.insert(D->getName());
+    return true;
+  }
+};
+
+/// Whether converting a value of type \p From to \p To keeps every value.
+static bool keepsValues(ASTContext &Ctx, QualType From, QualType To) {
+  if (!From->isIntegerType() || !To->isIntegerType())
+    return false;
+  uint64_t WF = Ctx.getIntWidth(From), WT = Ctx.getIntWidth(To);
+  bool SF = From->isSignedIntegerOrEnumerationType(),
+       ST = To->isSignedIntegerOrEnumerationType();
+  return (SF == ST && WT >= WF) || (ST && !SF && WT > WF);
+}
+
 /// The parts of the loop's LoopForm that manual unrolling uses.
 struct CanonicalLoop {
   const VarDecl *Var = nullptr;
@@ -166,6 +209,37 @@ std::string ManualUnroller::check() {
   if (!Form.stepsUp() || Form.Update == LoopUpdate::Assign)
     return std::string(Shape) + ": the increment must be ++i, i++ or i += step";
   C.Step = Form.Step;
+  QualType T = C.Var->getType().getUnqualifiedType();
+  QualType CmpType = C.Bound->getType();
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  if (CmpType->isDependentType())
+    return "the comparison's type depends on a template parameter, so it "
+           "may convert '" +
+           C.Var->getName().str() + "' to another type";
+  if (!keepsValues(Ctx, T, CmpType))
+    return "the comparison converts '" + C.Var->getName().str() + "' (" +
+           T.getAsString(Policy) + ") to '" + CmpType.getAsString(Policy) +
+           "', which changes some of its values; a guard `i + (N-1)*step` "
+           "would compare others";
+  if (C.Step && Ctx.isPromotableIntegerType(T)) {
+    QualType StepType = C.Step->IgnoreParenImpCasts()->getType();
+    if (!StepType->isIntegerType() ||
+        (!Ctx.isPromotableIntegerType(StepType) &&
+         !Ctx.hasSameUnqualifiedType(StepType, Ctx.IntTy)))
+      return "the variable is narrower than int (" + T.getAsString(Policy) +
+             ") and the step is '" + StepType.getAsString(Policy) +
+             "', so the guard would not be computed in int";
+  }
+  StaticLocalFinder Statics;
+  Statics.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  if (Statics.Found)
+    return std::string("the body declares '") + Statics.Found->getName().str() +
+           "' " +
+           (Statics.Found->hasAttr<CUDASharedAttr>() ? "__shared__"
+                                                     : "static") +
+           " at " + getLineCol(RC, Statics.Found->getLocation()) +
+           ": each copy of the body would declare its own, splitting what "
+           "the iterations share";
   ChangedVars InLoop(Ctx, K, F);
   std::string Why;
   if (!isInvariant(Ctx, C.Bound, InLoop, Why, /*AllowIntDivision=*/true))
@@ -261,20 +335,41 @@ static bool isIdentifier(StringRef S) {
          all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
 }
 
+/// Whether \p E is written as one integer literal, directly or as the whole
+/// expansion of a macro (`#define BLOCK_ROWS 16`).
+static bool isLiteralName(const Expr *E) {
+  return isa<IntegerLiteral>(E->IgnoreParenImpCasts());
+}
+
 std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
   PrintingPolicy Policy(Ctx.getLangOpts());
   std::string I = C.Var->getName().str();
-  std::string T = C.Var->getType().getUnqualifiedType().getAsString(Policy);
-  // A step written as a number is multiplied out; one written as a name (a
-  // macro such as BLOCK_ROWS, a constant) keeps its name, so the copy stays
-  // right when the file is built with another -D; any other expression is
-  // read once into a const.
+  QualType VarType = C.Var->getType().getUnqualifiedType();
+  std::string T = VarType.getAsString(Policy);
+  // A step written as a number is multiplied out. One written as a name
+  // keeps its name, so the copy stays right when the file is built with
+  // another -D: a macro whose expansion is one integer literal (BLOCK_ROWS),
+  // or a variable of the loop variable's type that the body does not
+  // declare again (the copies would mean the body's). Any other expression
+  // (a macro that expands to `W + 1` included) is read once into a const.
   std::string StepText = C.Step ? getWritten(C.Step) : "1";
   const auto *Lit = C.Step ? dyn_cast<IntegerLiteral>(C.Step->IgnoreParenImpCasts())
                            : nullptr;
-  bool Named = C.Step && isIdentifier(StepText);
-  int64_t StepValue =
-      !C.Step ? 1 : Lit && !Named ? Lit->getValue().getSExtValue() : 0;
+  bool Named = false;
+  if (C.Step && isIdentifier(StepText)) {
+    DeclaredNames Body;
+    Body.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+    const auto *Ref = dyn_cast<DeclRefExpr>(C.Step->IgnoreParenImpCasts());
+    if (C.Step->getBeginLoc().isMacroID())
+      Named = isLiteralName(C.Step);
+    else
+      Named = Ref && !Body.Names.count(StepText) &&
+              Ctx.hasSameUnqualifiedType(Ref->getType(), VarType);
+  }
+  int64_t StepValue = !C.Step ? 1
+                      : Lit && !isIdentifier(StepText)
+                          ? Lit->getValue().getSExtValue()
+                          : 0;
   std::string StepName;
   if (Named)
     StepName = StepText;
@@ -287,19 +382,39 @@ std::string ManualUnroller::build(int64_t Factor, StringSet<> &Taken) {
   };
   const Expr *Bound = C.Bound->IgnoreImpCasts();
   std::string BoundText = getWritten(Bound);
-  if (!isIdentifier(BoundText) &&
-      !isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr>(Bound))
+  bool PlainBound =
+      isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr>(Bound);
+  if (!PlainBound ||
+      (Bound->getBeginLoc().isMacroID() && !isLiteralName(Bound)))
     BoundText = "(" + BoundText + ")";
+  // A narrow variable's copies are cast back to its type (`i + 1` is int).
+  bool Narrow = Ctx.isPromotableIntegerType(VarType);
+  auto Copy = [&](int64_t K) {
+    std::string Sum = I + " + " + Times(K);
+    return Narrow ? "(" + T + ")(" + Sum + ")" : Sum;
+  };
+  // The guard: `i + (N-1)*s < n` unless that can wrap (unsigned).
+  std::string Cmp = C.Cmp == BO_LT ? " < " : " <= ";
+  std::string Guard = I + " + " + Times(Factor - 1) + Cmp + BoundText;
+  if (VarType->isUnsignedIntegerType() && !Narrow) {
+    std::string Left = BoundText + " - " + I + (C.Cmp == BO_LT ? " - 1" : "");
+    if (StepValue)
+      Guard = I + Cmp + BoundText + " && " + BoundText + " - " + I +
+              (C.Cmp == BO_LT ? " > " : " >= ") + Times(Factor - 1);
+    else
+      Guard = I + Cmp + BoundText + " && " +
+              (Factor == 2 ? Left
+                           : "(" + Left + ") / " + std::to_string(Factor - 1)) +
+              " >= " + StepName;
+  }
 
   std::string Out =
       "{\n" + T + " " + I + " = " + getWritten(C.Var->getInit()) + ";\n";
   if (!StepValue && !Named)
     Out += "const " + T + " " + StepName + " = " + StepText + ";\n";
-  Out += "for (; " + I + " + " + Times(Factor - 1) +
-         (C.Cmp == BO_LT ? " < " : " <= ") + BoundText + "; " + I + " += " +
-         Times(Factor) + ") {\n";
+  Out += "for (; " + Guard + "; " + I + " += " + Times(Factor) + ") {\n";
   for (int64_t K = 0; K < Factor; ++K)
-    Out += getBodyText(K ? I + " + " + Times(K) : "") + "\n";
+    Out += getBodyText(K ? Copy(K) : "") + "\n";
   // The remainder loop puts its body where the original did: `) {` or
   // `)` and a new line.
   const SourceManager &SM = RC.getSourceManager();

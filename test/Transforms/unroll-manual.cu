@@ -81,7 +81,7 @@ __global__ void poly(float *out, const float *c, int terms, int n) {
 // CHECK-NEXT:   {
 // CHECK-NEXT:     unsigned int i = threadIdx.x;
 // CHECK-NEXT:     const unsigned int i_step = blockDim.x;
-// CHECK-NEXT:     for (; i + 3 * i_step < n; i += 4 * i_step) {
+// CHECK-NEXT:     for (; i < n && (n - i - 1) / 3 >= i_step; i += 4 * i_step) {
 template <typename T>
 __global__ void axpy(T *y, const T *x, float a, int n) {
   for (unsigned i = threadIdx.x; i < n; i += blockDim.x)

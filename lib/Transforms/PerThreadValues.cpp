@@ -28,6 +28,7 @@
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -129,6 +130,33 @@ std::optional<TreeOp> accumulation(ASTContext &Ctx, const DeclRefExpr *R,
     S = Up.size() == 1 ? Up[0].get<Expr>() : nullptr;
   }
   return std::nullopt;
+}
+
+/// Whether \p E reads a builtin whose name contains \p Which (threadIdx;
+/// "Idx" for threadIdx and blockIdx), directly or through the initialisers
+/// of locals (\p Depth deep; a local without one counts).
+bool dependsOnIndex(const Expr *E, StringRef Which, unsigned Depth) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    StringRef Which;
+    unsigned Depth;
+    bool Found = false;
+    bool VisitExpr(Expr *X) {
+      std::string B = getBuiltinVarName(X);
+      Found |= !B.empty() && StringRef(B).contains(Which);
+      return !Found;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+        if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
+          Found |= !V->getInit() || Depth == 0 ||
+                   dependsOnIndex(V->getInit(), Which, Depth - 1);
+      return !Found;
+    }
+  } F;
+  F.Which = Which;
+  F.Depth = Depth;
+  F.TraverseStmt(const_cast<Expr *>(E));
+  return F.Found;
 }
 
 /// Whether some loop holds \p S inside \p K's body.
@@ -385,6 +413,23 @@ std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
         std::string Use = "line " + lineCol(SM, At) + " uses " + Name +
                           ", which the loop at line " + Line(Loop) +
                           " leaves per thread";
+        // atomicAdd(p, v) (max, min) at an address the same for every
+        // thread of the block (of the grid, for a grid-stride loop).
+        if (const auto *Call = dyn_cast_or_null<CallExpr>(P);
+            Call && Call->getNumArgs() == 2 && Call->getArg(1) == E && !Mixed &&
+            Acc) {
+          std::string N = getCalleeName(Call);
+          std::optional<TreeOp> Op;
+          if (N == "atomicAdd")
+            Op = TreeOp::Sum;
+          if (N == "atomicMax")
+            Op = TreeOp::Max;
+          if (N == "atomicMin")
+            Op = TreeOp::Min;
+          if (Op && *Op == *Acc &&
+              !dependsOnIndex(Call->getArg(0), Grid ? "Idx" : "threadIdx", 4))
+            continue;
+        }
         if (Grid)
           return Use + " (a grid-stride loop: the rewrite gives each thread "
                        "and block other elements, and a combination over the "

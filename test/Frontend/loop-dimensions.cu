@@ -8,10 +8,10 @@
 
 __global__ void rows(float *out, const float *in, int n) {
   for (int i = threadIdx.y; i < n; i += blockDim.y)
-    out[i] = in[i];
+    out[i] = in[i]; __syncthreads(); // the loops write the same elements
   for (int i = blockIdx.z * blockDim.z + threadIdx.z; i < n;
        i += blockDim.z * gridDim.z)
-    out[i] = in[i];
+    out[i] = in[i]; __syncthreads();
   for (int i = threadIdx.x; i < n; i += blockDim.y * gridDim.x)
     out[i] = in[i];
   do {

@@ -57,9 +57,19 @@ __global__ void grid_partial(float *out, const float *x, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += blockDim.x * gridDim.x)
     s += x[i];
-  atomicAdd(out, s);
+  atomicAdd(out + blockIdx.x, s);
 }
 // CHECK-DAG: vectorize-loads grid_partial grid_partial:L0: does not apply: {{.*}}uses 's', which the loop at line {{[0-9:]+}} leaves per thread (a grid-stride loop
+
+// One address for the whole grid: the sum over every thread.
+__global__ void grid_total(float *out, const float *x, int n) {
+  float s = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    s += x[i];
+  atomicAdd(out, s);
+}
+// CHECK-DAG: vectorize-loads grid_total grid_total:L0: applies:
 
 __global__ void two_phase(float *y, float *tmp, const float *x, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "PerThreadValues.h"
 #include "Dataflow.h"
+#include "RegisterCacheChecks.h"
 #include "SiteUtil.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
@@ -130,33 +131,6 @@ std::optional<TreeOp> accumulation(ASTContext &Ctx, const DeclRefExpr *R,
     S = Up.size() == 1 ? Up[0].get<Expr>() : nullptr;
   }
   return std::nullopt;
-}
-
-/// Whether \p E reads a builtin whose name contains \p Which (threadIdx;
-/// "Idx" for threadIdx and blockIdx), directly or through the initialisers
-/// of locals (\p Depth deep; a local without one counts).
-bool dependsOnIndex(const Expr *E, StringRef Which, unsigned Depth) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    StringRef Which;
-    unsigned Depth;
-    bool Found = false;
-    bool VisitExpr(Expr *X) {
-      std::string B = getBuiltinVarName(X);
-      Found |= !B.empty() && StringRef(B).contains(Which);
-      return !Found;
-    }
-    bool VisitDeclRefExpr(DeclRefExpr *R) {
-      if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
-        if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
-          Found |= !V->getInit() || Depth == 0 ||
-                   dependsOnIndex(V->getInit(), Which, Depth - 1);
-      return !Found;
-    }
-  } F;
-  F.Which = Which;
-  F.Depth = Depth;
-  F.TraverseStmt(const_cast<Expr *>(E));
-  return F.Found;
 }
 
 /// Whether some loop holds \p S inside \p K's body.
@@ -427,7 +401,8 @@ std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
           if (N == "atomicMin")
             Op = TreeOp::Min;
           if (Op && *Op == *Acc &&
-              !dependsOnIndex(Call->getArg(0), Grid ? "Idx" : "threadIdx", 4))
+              !isThreadDependent(Call->getArg(0), 4,
+                                 SmallPtrSet<const VarDecl *, 1>(), Grid))
             continue;
         }
         if (Grid)

@@ -37,13 +37,18 @@ using namespace clang;
 namespace astra {
 
 bool isThreadDependent(const Expr *E, unsigned Depth,
-                       const SmallPtrSetImpl<const VarDecl *> &Ignore) {
+                       const SmallPtrSetImpl<const VarDecl *> &Ignore,
+                       bool AlsoBlock) {
   struct Finder : RecursiveASTVisitor<Finder> {
     unsigned Depth;
     const SmallPtrSetImpl<const VarDecl *> *Ignore;
+    bool AlsoBlock;
     bool Found = false;
     bool VisitExpr(Expr *E) {
-      if (StringRef(getBuiltinVarName(E)).starts_with("threadIdx"))
+      std::string Name = getBuiltinVarName(E);
+      StringRef B = Name;
+      if (B.starts_with("threadIdx") ||
+          (AlsoBlock && B.starts_with("blockIdx")))
         Found = true;
       return !Found;
     }
@@ -52,12 +57,13 @@ bool isThreadDependent(const Expr *E, unsigned Depth,
       if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
           !Ignore->count(V))
         Found |= !V->getInit() || Depth == 0 ||
-                 isThreadDependent(V->getInit(), Depth - 1, *Ignore);
+                 isThreadDependent(V->getInit(), Depth - 1, *Ignore, AlsoBlock);
       return !Found;
     }
   } F;
   F.Depth = Depth;
   F.Ignore = &Ignore;
+  F.AlsoBlock = AlsoBlock;
   F.TraverseStmt(const_cast<Expr *>(E));
   return F.Found;
 }

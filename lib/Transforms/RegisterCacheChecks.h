@@ -19,12 +19,13 @@
 
 namespace astra {
 
-/// Whether \p E reads threadIdx, directly or through locals' initialisers
-/// (up to \p Depth of them; a local with no initialiser counts), the
-/// locals of \p Ignore excepted.
+/// Whether \p E reads threadIdx (with \p AlsoBlock, also blockIdx),
+/// directly or through locals' initialisers (up to \p Depth of them; a
+/// local with no initialiser counts), the locals of \p Ignore excepted.
 bool isThreadDependent(
     const clang::Expr *E, unsigned Depth,
-    const llvm::SmallPtrSetImpl<const clang::VarDecl *> &Ignore);
+    const llvm::SmallPtrSetImpl<const clang::VarDecl *> &Ignore,
+    bool AlsoBlock = false);
 
 /// Why the call \p C may write memory; empty when it writes nothing.
 std::string checkCall(const clang::CallExpr *C);

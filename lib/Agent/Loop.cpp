@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -241,10 +242,13 @@ Expected<KernelRun> runKernelLoop(const CompileSetup &Setup, AgentContext Ctx,
         E.Status == EvalStatus::Evaluated
             ? formatv(", GPU {0}/{1}", E.GpuIndex, Opts.Budget).str()
             : std::string();
-    Opts.Progress(formatv("[{0}] candidate {1}{2}: {3}: {4} (best {5}; "
-                          "{6:F0} s left)",
+    std::string LeftText =
+        std::isinf(Opts.TimeBudget)
+            ? std::string("; no time limit")
+            : formatv("; {0:F0} s left", std::max(0.0, Left())).str();
+    Opts.Progress(formatv("[{0}] candidate {1}{2}: {3}: {4} (best {5}{6})",
                           Ctx.SpecKernel, E.Index, GpuText, E.Cand.describe(),
-                          What, BestText, std::max(0.0, Left()))
+                          What, BestText, LeftText)
                       .str());
   };
   GpuPool Pool(Eval, [&](Evaluation &E) {

@@ -1,5 +1,6 @@
 //===- ReportJSON.cpp - The agent's report as JSON ------------------------===//
 #include "astra/Agent/Report.h"
+#include <cmath>
 
 using namespace llvm;
 
@@ -116,7 +117,9 @@ json::Value reportToJSON(const AgentResult &R) {
                    {"beam_width", R.Search.BeamWidth},
                    {"max_depth", R.Search.MaxDepth},
                    {"budget", R.Budget},
-                   {"time_budget_seconds", R.TimeBudget},
+                   {"time_budget_seconds", std::isinf(R.TimeBudget)
+                                               ? json::Value(nullptr)
+                                               : json::Value(R.TimeBudget)},
                    {"interrupted", R.Interrupted},
                    {"changed", R.Changed},
                    {"wall_seconds", R.WallSeconds},

@@ -1,6 +1,7 @@
 //===- ReportMarkdown.cpp - The agent's report for people -----------------===//
 #include "astra/Agent/Report.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cmath>
 
 using namespace llvm;
 
@@ -86,11 +87,14 @@ void printLaunchContract(raw_ostream &OS, const json::Object &L) {
 
 void printReportMarkdown(raw_ostream &OS, const AgentResult &R) {
   OS << "# astra-opt report: " << R.FileName << "\n\n";
+  std::string Time = std::isinf(R.TimeBudget)
+                         ? std::string("no time limit")
+                         : formatv("{0:F0} s", R.TimeBudget).str();
   OS << formatv("Agent `{0}` (beam width {1}, depth {2}), budget {3} "
-                "candidates and {4:F0} s per kernel, {5}; wall time "
+                "candidates and {4} per kernel, {5}; wall time "
                 "{6:F1} s.{7}\n\n",
                 R.AgentName, R.Search.BeamWidth, R.Search.MaxDepth, R.Budget,
-                R.TimeBudget, R.GpuArch, R.WallSeconds,
+                Time, R.GpuArch, R.WallSeconds,
                 R.Interrupted ? " **Interrupted**: the input was left as it "
                                 "was."
                               : "");

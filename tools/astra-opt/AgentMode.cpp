@@ -29,6 +29,7 @@
 #include "llvm/Support/Process.h"
 #include <atomic>
 #include <csignal>
+#include <limits>
 #include <mutex>
 
 using namespace llvm;
@@ -99,7 +100,8 @@ static cl::opt<bool> NoPrune(
 static cl::opt<std::string> AgentReplay(
     "agent-replay",
     cl::desc("--agent-rewrite: take verdicts from an earlier run's --report "
-             "instead of a GPU (deterministic; for tests and audits)"),
+             "instead of a GPU (deterministic; for tests and audits; no time "
+             "limit unless --time-budget is given)"),
     cl::value_desc("report.json"), cl::cat(AstraCategory));
 
 static std::atomic<bool> Interrupted{false};
@@ -262,7 +264,14 @@ Error runAgentMode(const CompileSetup &SetupIn, const InputSource &In,
   AO.Search.MaxDepth = Depth;
   AO.AllowRegression = AllowRegression;
   AO.Loop.Budget = Budget;
-  AO.Loop.TimeBudget = *Seconds;
+  // A replay judges nothing on a GPU, so its wall time says nothing of
+  // the recorded run's: with a time limit, a loaded machine would stop it
+  // earlier than one at rest. The recording's own budget of candidates
+  // bounds it; --time-budget, when given, still applies.
+  AO.Loop.TimeBudget =
+      !AgentReplay.empty() && TimeBudget.getNumOccurrences() == 0
+          ? std::numeric_limits<double>::infinity()
+          : *Seconds;
   AO.Loop.Prune = !NoPrune;
   AO.Loop.Ptxas = findCudaTool("ptxas", Setup.CudaPath);
   AO.Loop.Interrupted = &Interrupted;

@@ -4,27 +4,38 @@
 // `for (i = tid; i < n; i += blockDim.x) sum += x[i] * x[i];`. register-cache
 // and vectorize-loads give each thread other elements (packs), so each
 // thread's value changes; only a combination over every thread of the block
-// with the operation that accumulated it stays the same. The one such
-// combination recognised is the shared-memory tree (WarpReduceMatch.h):
+// with the operation that accumulated it stays the same. The combinations
+// recognised:
 //
-//   partial[tid] = sum;            // the value, unconverted
-//   __syncthreads();
-//   for (s = blockDim.x / 2; s > 0; s >>= 1) { ... partial[tid] + ... }
+// - the shared-memory tree (WarpReduceMatch.h)
 //
-// of the same operation (a sum for `+=`, a max for `v = fmaxf(v, e)`), with
-// nothing after it reading more than partial[0] (checkLaterReads). The tree
-// covers every thread only for a power-of-two block whose half is its first
-// stride: that goes into the chain's guard. Any other read of the value (a
-// thread's own use, `if (tid == 0) red[0] = sum;`, a warp shuffle, a
-// conversion before the tree) is refused. After a grid-partitioned loop
-// (grid-stride) every read is refused: a block's value depends on which
-// elements the block owns.
+//     partial[tid] = sum;            // the value, unconverted
+//     __syncthreads();
+//     for (s = blockDim.x / 2; s > 0; s >>= 1) { ... partial[tid] + ... }
+//
+//   of the same operation (a sum for `+=`, a max for `v = fmaxf(v, e)`),
+//   with nothing after it reading more than partial[0] (checkLaterReads).
+//   It covers every thread only for a power-of-two block whose half is its
+//   first stride: that goes into the chain's guard;
+// - loops `for (k = 0; k < blockDim.x; ++k) acc OP= partial[k];`;
+// - atomicAdd/Max/Min of the same operation at an address uniform over the
+//   block;
+// - the full xor butterfly of a warp (WarpButterfly.h) right after the
+//   loop, which leaves every lane the warp's value: the block's when
+//   blockDim.x is 32, which goes into the guard.
+//
+// Any other read of the value (a thread's own use, `if (tid == 0) red[0] =
+// sum;`, a `__shfl_down_sync` chain, a conversion before the tree) is
+// refused. After a grid-partitioned loop (grid-stride) every read but an
+// atomic at an address uniform over the grid is refused: a block's value
+// depends on which elements the block owns.
 //
 //===----------------------------------------------------------------------===//
 #include "PerThreadValues.h"
 #include "Dataflow.h"
 #include "RegisterCacheChecks.h"
 #include "SiteUtil.h"
+#include "WarpButterfly.h"
 #include "WarpReduceMatch.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
@@ -353,6 +364,8 @@ std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
                ", which is not a local of the kernel";
       std::optional<TreeOp> Acc;
       bool Mixed = false;
+      TreeOp FlyOp = TreeOp::Sum;
+      const Stmt *Fly = findButterflyAfter(Ctx, K, Loop, V, FlyOp);
       // Reads outside the chain's loops (those inside later loops are
       // refused by checkChainCode).
       for (const DeclRefExpr *R : findRefs(K->getBody(), V)) {
@@ -376,6 +389,29 @@ std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
         }
         if (!Rerun && SM.isBeforeInTranslationUnit(At, Loop->getBeginLoc()))
           continue;
+        // A full xor butterfly right after the loop: outside the loop and
+        // the butterfly every lane holds the value of its warp, of the
+        // block's x dimension when that is one warp.
+        if (Fly &&
+            (Within(At, Fly) ||
+             !SM.isPointWithin(At, Loop->getBeginLoc(), Fly->getEndLoc()))) {
+          if (Grid || Dim != 'x' || Mixed || !Acc)
+            return "line " + lineCol(SM, At) + " uses " + Name +
+                   " after the warp butterfly at line " + Line(Fly) +
+                   ", which combines the values of one warp, not of every "
+                   "thread the loop at line " +
+                   Line(Loop) +
+                   " gives elements (it needs one sum, max or min over "
+                   "threadIdx.x in a block of 32 threads)";
+          if (FlyOp != *Acc)
+            return "line " + Line(Fly) + " takes the " + getTreeOpName(FlyOp) +
+                   " of " + Name + ", which the loop at line " + Line(Loop) +
+                   " accumulates by " + getTreeOpName(*Acc) +
+                   " (the result depends on which elements each thread owns)";
+          if (!is_contained(BlockConds, "blockDim.x == 32"))
+            BlockConds.push_back("blockDim.x == 32");
+          continue;
+        }
         const Stmt *PS;
         const Expr *E = climb(Ctx, R, PS);
         const auto *P = dyn_cast_or_null<Expr>(PS);
@@ -413,7 +449,9 @@ std::string checkPerThreadValues(ASTContext &Ctx, const FunctionDecl *K,
             " (the rewrite gives each thread other elements: only `a[" +
             std::string("threadIdx.x] = ") + V->getNameAsString() +
             "; __syncthreads();` and a shared-memory tree over the block "
-            "or a loop over all of a[0, blockDim.x) sees the same value)";
+            "or a loop over all of a[0, blockDim.x) sees the same value; so "
+            "does a full xor butterfly of the warp right after the loop, "
+            "offsets 16 to 1 and mask 0xffffffff, when blockDim.x is 32)";
         const auto *Sub =
             IsAssign && Rhs == E
                 ? dyn_cast<ArraySubscriptExpr>(L->IgnoreParenImpCasts())

@@ -4,7 +4,7 @@
 // with the same operation sees the same value. A shared-memory tree of that
 // operation (then only a[0] read) and a loop over all of a[0, blockDim.x)
 // apply, the tree with a power-of-two block in the guard; every other use
-// is refused with its reason (RegisterCachePartials.cpp).
+// is refused with its reason (PerThreadValues.cpp).
 // REQUIRES: cuda-headers
 // RUN: %astra-opt --list-rewrites %s 2>&1 | grep " register-cache " | FileCheck %s
 // RUN: %astra-opt --apply=register-cache:kernel=tree_ok %s | grep -v '^//' | FileCheck %s --check-prefix=TREE

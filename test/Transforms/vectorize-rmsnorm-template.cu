@@ -1,6 +1,7 @@
 // REQUIRES: cuda-headers, libdevice
 // rmsnorm templated over T with __half, __nv_bfloat16 and float
-// instantiations: a reduction loop (sum of squares, refused) and a write
+// instantiations: a reduction loop (sum of squares, whose per-thread sums
+// go to a warp butterfly: vectorized when blockDim.x is 32) and a write
 // loop. The vector width is computed from sizeof(T), so one pattern serves all three.
 // RUN: %astra-opt --apply=vectorize-loads %s -o %t.cu
 // RUN: grep -v "^//" %t.cu | FileCheck %s
@@ -42,12 +43,19 @@ template __global__ void rmsnorm<__nv_bfloat16>(__nv_bfloat16 *,
 template __global__ void rmsnorm<float>(float *, const float *, const float *,
                                         float, int);
 
-// The reduction loop stays as written: its per-thread ss goes to a warp
-// shuffle, which sees only one warp's partials (PerThreadValues.cpp).
+// The reduction loop: its per-thread ss goes to a full xor butterfly, which
+// combines the block's values only when the block is one warp
+// (PerThreadValues.cpp): that is in its guard.
 // CHECK:      float ss = 0.0f;
-// CHECK-NEXT: for (int i = threadIdx.x; i < d; i += blockDim.x) {
-// CHECK-NEXT:   const float v = (float)x[row * d + i];
-// CHECK-NEXT:   ss += v * v;
+// CHECK-NEXT: if (reinterpret_cast<size_t>(x + row * d) % 16 == 0 && blockDim.x == 32) {
+// CHECK:        for (int lane = 0; lane < VecW; ++lane) {
+// CHECK-NEXT:     const float v = (float)xVec.v[lane];
+// CHECK-NEXT:     ss += v * v;
+// CHECK:      } else {
+// CHECK-NEXT:   for (int i = threadIdx.x; i < d; i += blockDim.x) {
+// CHECK-NEXT:     const float v = (float)x[row * d + i];
+// CHECK-NEXT:     ss += v * v;
+// CHECK-NEXT:   }
 // CHECK-NEXT: }
 // The shuffle loop (L1) is not vectorized: it has no global access.
 // CHECK-NEXT: for (int o = 16; o > 0; o /= 2)
@@ -90,4 +98,4 @@ template __global__ void rmsnorm<float>(float *, const float *, const float *,
 // L2:      if (reinterpret_cast<size_t>(out + row * d) % 16 == 0 &&
 
 // L1: error: rewrite 'vectorize-loads' does not apply to loop rmsnorm:L1
-// L1-NEXT: vectorize-rmsnorm-template.cu:27:3: note: loop rmsnorm:L1: the loop condition is not `o < n`
+// L1-NEXT: vectorize-rmsnorm-template.cu:28:3: note: loop rmsnorm:L1: the loop condition is not `o < n`

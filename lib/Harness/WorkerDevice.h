@@ -26,6 +26,11 @@ namespace worker {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point T);
 
+/// The PTX of the harness's own kernels (WorkerKernels.cpp), which init()
+/// loads: the shared-memory scrub, the spin kernel and the comparisons on
+/// the device.
+extern const char *const HarnessPtx;
+
 /// A refusal or an error, with who caused it.
 struct Failure {
   Reason Why = Reason::None;

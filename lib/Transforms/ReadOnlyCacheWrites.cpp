@@ -2,7 +2,7 @@
 //
 // read-only-cache may take a pointer as free of aliasing when "no pointer
 // parameter is written and every store goes to local or shared memory". The
-// pointer parameters' own uses are PointerTracker's (ReadOnlyCache.cpp);
+// pointer parameters' own uses are PointerTracker's (ReadOnlyCacheUses.cpp);
 // this file finds every other write: a store through a pointer the kernel
 // got another way (a struct member, a global), a store to a `__device__`
 // array, an atomic or a builtin that gets such a pointer, and the writes of

@@ -174,10 +174,16 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
              M.Loop->getBeginLoc());
       continue;
     }
-    if (!StringRef(M.FirstStride).contains("blockDim.x")) {
+    // From a review: `(blockDim.x + 31) / 32 * 16` halves every block of
+    // 32 threads and more, but not the coarsened 16, whose tree then adds
+    // elements no thread wrote.
+    if (!isHalfBlock(M.Loop)) {
+      bool Follows = StringRef(M.FirstStride).contains("blockDim.x");
       Refuse("the tree's first stride `" + M.FirstStride +
-                 "` does not follow blockDim.x (a smaller block would read "
-                 "past it)",
+                 (Follows ? "` is not blockDim.x / 2 (the coarsened tree "
+                            "must reduce its block whole)"
+                          : "` does not follow blockDim.x (a smaller block "
+                            "would read past it)"),
              M.Loop->getBeginLoc());
       continue;
     }
@@ -197,36 +203,8 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     for (const CallExpr *B : Scan.Barriers)
       if (B != Top[T - 1] && !inRange(SM, B->getBeginLoc(), M.Loop))
         Scan.refuse("it has a barrier besides the tree's", B->getBeginLoc());
-    // The array: the leaf, the tree, and a[0] after the tree.
-    for (const DeclRefExpr *R : Scan.ArrayRefs) {
-      if (inRange(SM, R->getBeginLoc(), Leaf->getRHS()))
-        Scan.refuse("the leaf's value reads '" + A->getNameAsString() + "'",
-                    R->getBeginLoc());
-      if (inRange(SM, R->getBeginLoc(), M.Loop) ||
-          inRange(SM, R->getBeginLoc(), Leaf))
-        continue;
-      bool Zero = false;
-      for (size_t I = T + 1; I < Top.size() && !Zero; ++I) {
-        if (!inRange(SM, R->getBeginLoc(), Top[I]))
-          continue;
-        DynTypedNodeList Ps = Ctx.getParents(*R);
-        const Stmt *Up = Ps.size() == 1 ? Ps[0].get<Stmt>() : nullptr;
-        while (isa_and_nonnull<ImplicitCastExpr>(Up)) {
-          DynTypedNodeList PP = Ctx.getParents(*Up);
-          Up = PP.size() == 1 ? PP[0].get<Stmt>() : nullptr;
-        }
-        const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
-        const auto *Lit =
-            Sub ? dyn_cast<IntegerLiteral>(stripIntCasts(Sub->getIdx()))
-                : nullptr;
-        Zero = Lit && Lit->getValue() == 0 && isElementUse(Ctx, Sub);
-      }
-      if (!Zero)
-        Scan.refuse("it uses '" + A->getNameAsString() +
-                        "' other than by the leaf, the tree and element 0 "
-                        "after it (its address not taken)",
-                    R->getBeginLoc());
-    }
+    checkArrayUses(Ctx, K, Scan, Leaf, M.Loop,
+                   ArrayRef<const Stmt *>(Top).drop_front(T + 1));
     if (hasConditionalDirective(RC, Body->getSourceRange()))
       Scan.refuse("its body holds a preprocessor conditional",
                   Body->getBeginLoc());

@@ -7,6 +7,7 @@
 #include "Dataflow.h"
 #include "EditBatch.h"
 #include "SiteUtil.h"
+#include "WarpReduceMatch.h"
 #include "astra/Frontend/DeviceFunctions.h"
 #include "astra/Frontend/ExprMatch.h"
 #include "clang/AST/Attr.h"
@@ -356,6 +357,67 @@ void checkReach(const SourceManager &SM, const FunctionDecl *K,
                       " (threads of the original block would run it in "
                       "another order or grouping)",
                   DF.Fn->getLocation());
+  }
+}
+
+/// Whether the tree loop \p Loop starts from `blockDim.x / 2` or
+/// `blockDim.x >> 1` (through casts to integers).
+bool isHalfBlock(const ForStmt *Loop) {
+  const auto *DS = cast<DeclStmt>(Loop->getInit());
+  const Expr *E = cast<VarDecl>(DS->getSingleDecl())->getInit();
+  auto Strip = [](const Expr *X) {
+    while (true) {
+      X = X->IgnoreParens();
+      const auto *C = dyn_cast<CastExpr>(X);
+      if (!C || !C->getType()->isIntegerType() ||
+          !C->getSubExpr()->getType()->isIntegerType())
+        return X;
+      X = C->getSubExpr();
+    }
+  };
+  const auto *B = dyn_cast<BinaryOperator>(Strip(E));
+  const auto *L = B ? dyn_cast<IntegerLiteral>(Strip(B->getRHS())) : nullptr;
+  return L && getBuiltinVarName(Strip(B->getLHS())) == "blockDim.x" &&
+         ((B->getOpcode() == BO_Div && L->getValue() == 2) ||
+          (B->getOpcode() == BO_Shr && L->getValue() == 1));
+}
+
+void checkArrayUses(ASTContext &Ctx, const FunctionDecl *K, CoarsenScan &Scan,
+                    const BinaryOperator *Leaf, const ForStmt *Tree,
+                    ArrayRef<const Stmt *> After) {
+  const SourceManager &SM = Scan.SM;
+  const VarDecl *A = Scan.Array;
+  // From a review: a file-scope array a device function reads.
+  if (std::string Why = checkOtherAccess(Ctx, K, A); !Why.empty())
+    Scan.refuse(Why, A->getLocation());
+  for (const DeclRefExpr *R : Scan.ArrayRefs) {
+    if (inRange(SM, R->getBeginLoc(), Leaf->getRHS()))
+      Scan.refuse("the leaf's value reads '" + A->getNameAsString() + "'",
+                  R->getBeginLoc());
+    if (inRange(SM, R->getBeginLoc(), Tree) ||
+        inRange(SM, R->getBeginLoc(), Leaf))
+      continue;
+    bool Zero = false;
+    for (const Stmt *S : After) {
+      if (Zero || !inRange(SM, R->getBeginLoc(), S))
+        continue;
+      DynTypedNodeList Ps = Ctx.getParents(*R);
+      const Stmt *Up = Ps.size() == 1 ? Ps[0].get<Stmt>() : nullptr;
+      while (isa_and_nonnull<ImplicitCastExpr>(Up)) {
+        DynTypedNodeList PP = Ctx.getParents(*Up);
+        Up = PP.size() == 1 ? PP[0].get<Stmt>() : nullptr;
+      }
+      const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Up);
+      const auto *Lit =
+          Sub ? dyn_cast<IntegerLiteral>(stripIntCasts(Sub->getIdx()))
+              : nullptr;
+      Zero = Lit && Lit->getValue() == 0 && isElementUse(Ctx, Sub);
+    }
+    if (!Zero)
+      Scan.refuse("it uses '" + A->getNameAsString() +
+                      "' other than by the leaf, the tree and element 0 "
+                      "after it (its address not taken)",
+                  R->getBeginLoc());
   }
 }
 

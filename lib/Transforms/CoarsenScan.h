@@ -101,6 +101,18 @@ const clang::VarDecl *findOuterWrite(const clang::SourceManager &SM,
 /// statements would lose it. Null when none.
 const clang::Decl *findNonVarDecl(llvm::ArrayRef<const clang::Stmt *> Stmts);
 
+/// Refuses in \p Scan a use of the tree's array other than by the leaf
+/// \p Leaf, the tree \p Tree and element 0 read or written in \p After
+/// (the statements after the tree), and one outside kernel \p K.
+void checkArrayUses(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                    CoarsenScan &Scan, const clang::BinaryOperator *Leaf,
+                    const clang::ForStmt *Tree,
+                    llvm::ArrayRef<const clang::Stmt *> After);
+
+/// Whether the tree loop \p Loop starts from `blockDim.x / 2` or
+/// `blockDim.x >> 1` (through casts to integers).
+bool isHalfBlock(const clang::ForStmt *Loop);
+
 /// The file offset just past \p S, its `;` included.
 unsigned stmtEnd(RewriteContext &RC, const clang::Stmt *S);
 

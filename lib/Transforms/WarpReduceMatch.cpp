@@ -95,6 +95,25 @@ bool isElem(const Expr *E, const VarDecl *&Array, const VarDecl *S,
   return Ok;
 }
 
+/// Why the max or min call \p Call (named \p Fn) may not be the function
+/// that `Fn(a, b)` finds where the rewrite writes it: CUDA's, in the global
+/// namespace, or fmax/fmin of any namespace (the same IEEE maxNum); empty
+/// when it is.
+std::string checkCombine(const CallExpr *Call, StringRef Fn) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !isLibraryFunction(FD))
+    return "the tree step calls '" +
+           (FD ? FD->getQualifiedNameAsString() : Fn.str()) +
+           "', which is not CUDA's (the rewrite would call CUDA's)";
+  if (Fn.starts_with("fmax") || Fn.starts_with("fmin") ||
+      FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return "";
+  return "the tree step calls '" + FD->getQualifiedNameAsString() +
+         "', not CUDA's '" + Fn.str() +
+         "' (its result may depend on the order of its operands: a NaN or "
+         "a -0.0 kept or not)";
+}
+
 } // namespace
 
 bool isHalvingLoop(const Stmt *Loop) {
@@ -130,6 +149,13 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
   if (!S || !S->getInit() || !S->getType()->isIntegerType())
     return "the loop does not declare its stride (expected `for (int s = "
            "blockDim.x / 2; s > 0; s >>= 1)`)";
+  // From a review: the guard evaluates S0 as written, the loop starts from
+  // it converted to the stride's type; an 8-bit stride turns blockDim.x / 2
+  // = 256 into 0 (no tree at all), which the guard would not see.
+  if (Ctx.getTypeSize(S->getType()) < 16)
+    return "the stride '" + S->getNameAsString() + "' is a " +
+           std::to_string(Ctx.getTypeSize(S->getType())) +
+           "-bit integer, which may not hold the first stride";
   // Evaluated again by the guard: it must be pure.
   std::string Why;
   if (!isInvariant(Ctx, S->getInit(), ChangedVars(Ctx, K, Loop), Why,
@@ -215,6 +241,13 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
     bool IsMin = Fn == "fminf" || Fn == "fmin" || Fn == "min";
     if (!IsMax && !IsMin)
       return "the tree step is not a sum, fmaxf/fmax/max or fminf/fmin/min";
+    // From a review: the rewrite calls the function by its bare name, which
+    // finds CUDA's. std::max or a function of the project's may be another
+    // one: `(a < b) ? b : a` keeps a NaN or a -0.0 depending on the order
+    // of its operands, which the shuffles change.
+    std::string Why = checkCombine(Call, Fn);
+    if (!Why.empty())
+      return Why;
     if (Call->getNumArgs() != 2 ||
         !((isElem(Call->getArg(0), A, S, IsTid, false) &&
            isElem(Call->getArg(1), A, S, IsTid, true)) ||

@@ -11,6 +11,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <string>
 #include <vector>
@@ -69,6 +70,13 @@ checkLaterReads(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                 const clang::VarDecl *Array,
                 const llvm::SmallPtrSetImpl<const clang::Stmt *> &Trees);
 
+/// Why code outside kernel \p K may read \p Array: a device function that
+/// names a file-scope array, or another `extern __shared__` array (the same
+/// memory) when \p Array is one. Empty when none.
+std::string checkOtherAccess(clang::ASTContext &Ctx,
+                             const clang::FunctionDecl *K,
+                             const clang::VarDecl *Array);
+
 /// A loop that runs \p Tree again must refill \p Array (`a[tid] = ...;`)
 /// between runs: the next run of the original reduces the partial results
 /// this run left, which the rewritten tree does not leave. Returns the
@@ -77,6 +85,16 @@ checkLaterReads(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
 std::string checkTreeRerun(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                            const clang::VarDecl *Array,
                            const clang::Stmt *Tree);
+
+/// Whether every thread of the block runs the refill \p Refill whenever one
+/// does (WarpReduceUniform.cpp): each condition between it and the first
+/// statement for which \p HoldsTree holds has one value in the whole block,
+/// and no thread may leave (return, break, continue) between \p After and
+/// it, unless under such conditions.
+bool refillRunsInEveryThread(
+    clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+    const clang::Stmt *Refill, clang::SourceLocation After,
+    llvm::function_ref<bool(const clang::Stmt *)> HoldsTree);
 
 const char *getTreeOpName(TreeOp Op);
 

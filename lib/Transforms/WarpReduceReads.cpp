@@ -114,7 +114,8 @@ enum class Before { Refill, Stop, Label, Nothing };
 
 template <typename StopFn>
 Before scanBefore(ASTContext &Ctx, const FunctionDecl *K, const VarDecl *Array,
-                  const CompoundStmt *CS, const Stmt *Child, StopFn Stop) {
+                  const CompoundStmt *CS, const Stmt *Child, StopFn Stop,
+                  const Stmt **Refill = nullptr) {
   std::vector<const Stmt *> Prev;
   for (const Stmt *Ch : CS->body()) {
     if (Ch == Child)
@@ -130,8 +131,11 @@ Before scanBefore(ASTContext &Ctx, const FunctionDecl *K, const VarDecl *Array,
       S = SC->getSubStmt();
       Labelled = true;
     }
-    if (isRefill(Ctx, K, S, Array))
+    if (isRefill(Ctx, K, S, Array)) {
+      if (Refill)
+        *Refill = S;
       return Before::Refill;
+    }
     if (Stop(S))
       return Before::Stop;
     if (Labelled || findJumps(S).CaseLabel)
@@ -158,6 +162,60 @@ public:
   std::vector<const DeclRefExpr *> Refs;
 };
 
+/// The references to \p Array, or to another `extern __shared__` array
+/// when \p Array is one (they all start at the same address), outside
+/// kernel \p K's body and the other kernels: in device functions \p K may
+/// call.
+struct OtherUses : RecursiveASTVisitor<OtherUses> {
+  const VarDecl *Array;
+  const FunctionDecl *K;
+  const DeclRefExpr *Found = nullptr;
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    if (F->hasAttr<CUDAGlobalAttr>() && F != K)
+      return true; // another kernel: another launch
+    return RecursiveASTVisitor::TraverseFunctionDecl(F);
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (!V || Found)
+      return true;
+    bool Other = V != Array && Array->hasExternalStorage() &&
+                 V->hasExternalStorage() && V->hasAttr<CUDASharedAttr>();
+    bool Outside = V == Array && !K->getBody()->getSourceRange().fullyContains(
+                                     E->getSourceRange());
+    if (Other || Outside)
+      Found = E;
+    return true;
+  }
+};
+
+} // namespace
+
+std::string checkOtherAccess(ASTContext &Ctx, const FunctionDecl *K,
+                             const VarDecl *Array) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string A = "'" + Array->getNameAsString() + "'";
+  if (!Array->isLocalVarDecl() || Array->hasExternalStorage()) {
+    OtherUses U;
+    U.Array = Array;
+    U.K = K;
+    U.TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (U.Found && U.Found->getDecl() == Array)
+      return A + " is declared outside the kernel and used at line " +
+             std::to_string(SM.getSpellingLineNumber(U.Found->getBeginLoc())) +
+             ", which the check of reads after the tree does not follow";
+    if (U.Found)
+      return "the extern __shared__ '" + U.Found->getDecl()->getNameAsString() +
+             "' (line " +
+             std::to_string(SM.getSpellingLineNumber(U.Found->getBeginLoc())) +
+             ") shares the memory of " + A +
+             ", whose reads the check of reads after the tree does not follow";
+  }
+  return "";
+}
+
+namespace {
+
 const char *GotoReason =
     "the kernel uses goto, whose jumps the check does not follow: a read "
     "after the tree could see what the rewritten tree leaves";
@@ -170,6 +228,13 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
   const SourceManager &SM = Ctx.getSourceManager();
   if (findJumps(K->getBody()).Goto)
     return GotoReason;
+  if (std::string Why = checkOtherAccess(Ctx, K, Array); !Why.empty())
+    return Why;
+  SourceLocation FirstTree;
+  for (const Stmt *T : Trees)
+    if (FirstTree.isInvalid() ||
+        SM.isBeforeInTranslationUnit(T->getBeginLoc(), FirstTree))
+      FirstTree = T->getBeginLoc();
   auto HasTree = [&](const Stmt *S) {
     for (const Stmt *T : Trees)
       if (contains(SM, S, T))
@@ -199,6 +264,12 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
              "' is used other than by "
              "subscripts at line " +
              Where;
+    // From a review: `float *p = &a[0];` before the tree, `p[1]` after it.
+    if (!isElementUse(Ctx, Sub))
+      return "line " + Where + " takes the address of " +
+             getStmtText(Ctx, Sub) +
+             " or binds it to a reference: reads through it after the tree "
+             "are not followed";
     const auto *Idx = dyn_cast<IntegerLiteral>(stripCasts(Sub->getIdx()));
     if (Idx && Idx->getValue() == 0)
       continue; // a[0] holds the result, as in the original
@@ -210,6 +281,7 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
           continue;
     // Find what precedes the read: a refill of the array, or a tree.
     const Stmt *Cur = Sub;
+    const Stmt *PartialRefill = nullptr;
     bool Ok = false, Done = false;
     while (!Done) {
       const Stmt *P = getParentStmt(Ctx, Cur);
@@ -218,9 +290,15 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
         break;
       }
       if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
-        switch (scanBefore(Ctx, K, Array, CS, Cur, HasTree)) {
+        const Stmt *Refill = nullptr;
+        switch (scanBefore(Ctx, K, Array, CS, Cur, HasTree, &Refill)) {
         case Before::Refill:
-          Ok = Done = true;
+          // Only a refill by every thread replaces every element the tree
+          // left (from a review: one by warp 0 alone left a[32]).
+          Ok = refillRunsInEveryThread(Ctx, K, Refill, FirstTree, HasTree);
+          if (!Ok)
+            PartialRefill = Refill;
+          Done = true;
           break;
         case Before::Stop:
         case Before::Label:
@@ -236,6 +314,14 @@ std::string checkLaterReads(ASTContext &Ctx, const FunctionDecl *K,
       }
       Cur = P;
     }
+    if (!Ok && PartialRefill)
+      return "line " + Where + " reads " + getStmtText(Ctx, Sub) +
+             " after a tree, refilled at line " +
+             std::to_string(
+                 SM.getSpellingLineNumber(PartialRefill->getBeginLoc())) +
+             " only by the threads that pass a condition (or stay) there; "
+             "the rewritten tree leaves only " +
+             Array->getNameAsString() + "[0] as the original does";
     if (!Ok)
       return "line " + Where + " reads " + getStmtText(Ctx, Sub) +
              " after a tree without refilling the array first; the rewritten "

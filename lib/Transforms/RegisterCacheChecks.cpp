@@ -170,6 +170,50 @@ bool isConditional(ASTContext &Ctx, const Expr *E, const Stmt *Top) {
   }
 }
 
+/// Whether the use \p R of a pointer to const elements only reads: through
+/// parentheses, implicit conversions and pointer arithmetic it reaches a
+/// load or copy of an element, a comparison, or an explicit conversion to an
+/// integer or to another pointer to const (`reinterpret_cast<size_t>(x) %
+/// 16`, `reinterpret_cast<const uint4 *>(x + i)`). A conversion that drops
+/// the const, a call argument or anything else is not known to only read.
+bool onlyReads(ASTContext &Ctx, const DeclRefExpr *R) {
+  auto ConstPointee = [](QualType T) {
+    return T->isPointerType() && T->getPointeeType().isConstQualified();
+  };
+  if (!ConstPointee(R->getType()))
+    return false;
+  const Expr *E = R;
+  for (DynTypedNodeList Up = Ctx.getParents(*E); Up.size() == 1;
+       Up = Ctx.getParents(*E)) {
+    const auto *P = Up[0].get<Expr>();
+    if (!P)
+      return false;
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(P))
+      return C->getType()->isIntegerType() || ConstPointee(C->getType());
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      if (IC->getCastKind() == CK_LValueToRValue && E != R)
+        return true; // an element's load
+      if (IC->getType()->isPointerType() && !ConstPointee(IC->getType()))
+        return false;
+    } else if (const auto *B = dyn_cast<BinaryOperator>(P)) {
+      if (B->isComparisonOp())
+        return true;
+      if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
+        return false;
+    } else if (const auto *U = dyn_cast<UnaryOperator>(P)) {
+      if (U->getOpcode() != UO_Deref)
+        return false;
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
+      // An element of class type (__half) copied.
+      return E != R && CE->getConstructor()->isCopyOrMoveConstructor();
+    } else if (!isa<ParenExpr, ArraySubscriptExpr>(P)) {
+      return false;
+    }
+    E = P;
+  }
+  return false;
+}
+
 } // namespace
 
 std::string checkChainCode(RewriteContext &RC, const FunctionDecl *K,
@@ -250,18 +294,25 @@ std::string checkChainCode(RewriteContext &RC, const FunctionDecl *K,
                    V->getNameAsString() + "'";
   }
   // Rows: not touched outside the chain's loops and what lies between
-  // them.
+  // them, but for reads of a row of const elements the chain does not
+  // store: which thread reads which element there does not matter, and
+  // no store elsewhere can race with the cached path's loads.
   SourceLocation Begin = Loops.front()->getBeginLoc(),
                  End = Loops.back()->getEndLoc();
-  for (const VarDecl *P : Rows)
+  for (const VarDecl *P : Rows) {
+    bool Stored = false;
+    for (const BodyFacts *F : Facts)
+      for (const BodyGroup &G : F->Groups)
+        Stored |= G.Ptr == P && G.Stored;
     for (const DeclRefExpr *R : findRefs(K->getBody(), P)) {
       SourceLocation L = R->getBeginLoc();
-      if (SM.isPointWithin(L, Begin, End))
+      if (SM.isPointWithin(L, Begin, End) || (!Stored && onlyReads(Ctx, R)))
         continue;
       return "line " + getLineCol(RC, L) + " uses '" + P->getNameAsString() +
              "' outside the loops, whose row the chain keeps in registers "
              "(code there may rely on which thread owns which element)";
     }
+  }
   return "";
 }
 

@@ -25,7 +25,7 @@ unsigned rewritePriority(StringRef Name) {
   static const char *Order[] = {
       "vectorize-loads", "register-cache", "warp-reduce",     "coarsen",
       "fold-blocks",     "fast-math",      "hoist-invariant", "read-only-cache",
-      "launch",          "unroll"};
+      "cache-hints",     "launch",         "unroll"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;

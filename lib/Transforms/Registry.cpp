@@ -18,6 +18,7 @@ const std::vector<std::unique_ptr<Rewrite>> &getRewrites() {
     V.push_back(createUnroll());
     V.push_back(createVectorizeLoads());
     V.push_back(createReadOnlyCache());
+    V.push_back(createCacheHints());
     V.push_back(createFastMath());
     V.push_back(createHoistInvariant());
     V.push_back(createWarpReduce());

@@ -10,6 +10,7 @@ namespace astra {
 /// In catalogue order, as Registry.cpp lists them.
 std::unique_ptr<Rewrite> createUnroll();
 std::unique_ptr<Rewrite> createReadOnlyCache();
+std::unique_ptr<Rewrite> createCacheHints();
 std::unique_ptr<Rewrite> createVectorizeLoads();
 std::unique_ptr<Rewrite> createFastMath();
 std::unique_ptr<Rewrite> createHoistInvariant();

@@ -451,6 +451,8 @@ Scanner::scan(const SmallPtrSet<const Type *, 32> &LoadTypes,
       A.Why = "'" + A.Param + "' is " +
               (A.Store ? "also read" : "also written") +
               " or used otherwise in the kernel: its data is used again";
+    else if (A.Element->getType().isVolatileQualified())
+      A.Why = "a volatile access: the hint's intrinsic would drop volatile";
     else if (!(A.Store ? StoreTypes : LoadTypes).count(CT))
       A.Why = std::string("no ") + (A.Store ? "__stcs" : "__ldcs") +
               " overload for '" + T.getAsString(Policy) + "'";

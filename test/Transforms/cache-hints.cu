@@ -121,6 +121,12 @@ __global__ void shared_only(__half *h, const float *g, int n) {
     h[i] = v;
 }
 
+// A volatile element keeps its plain access.
+// CHECK-LABEL: __global__ void flag(
+// CHECK:        f[blockIdx.x] = 1;
+// LIST-DAG: cache-hints flag: does not apply: no access to stream: 'f[blockIdx.x] = 1': a volatile access: the hint's intrinsic would drop volatile
+__global__ void flag(volatile int *f) { f[blockIdx.x] = 1; }
+
 // VEC: srcVec.u = __ldcs(reinterpret_cast<const float4 *>(&src[i]));
 // VEC: "l"(&out[__ldcs(&index[e]) * F + f])
 

@@ -62,13 +62,18 @@ enum class Use { Load, Store, Other };
 /// What the address of an access depends on.
 struct AddressDeps {
   bool Block = false;     ///< blockIdx
+  bool Thread = false;    ///< threadIdx
   bool Loaded = false;    ///< a value read from memory
   std::string Unfollowed; ///< a variable whose value is not followed
+  /// The local variables it is computed from, through their values.
+  SmallPtrSet<const VarDecl *, 8> Vars;
   void merge(const AddressDeps &O) {
     Block |= O.Block;
+    Thread |= O.Thread;
     Loaded |= O.Loaded;
     if (Unfollowed.empty())
       Unfollowed = O.Unfollowed;
+    Vars.insert(O.Vars.begin(), O.Vars.end());
   }
 };
 
@@ -120,6 +125,9 @@ private:
   void collect(const Expr *E);
   Use classify(const Expr *E, const Expr *&Assign, const Expr *&Value);
   bool isStatement(const Expr *E);
+  bool isInMacro(const HintAccess &A);
+  bool storeReorders(const HintAccess &A);
+  bool overloadsAddressOf(QualType T);
   AddressDeps depsOf(const Stmt *S);
   const AddressDeps &depsOf(const VarDecl *V);
   std::string judgeAddress(const Found &F);
@@ -160,6 +168,49 @@ private:
 };
 
 } // namespace
+
+bool Scanner::isInMacro(const HintAccess &A) {
+  for (const Expr *E : {A.Element, A.Assign, A.Value})
+    if (E && (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID()))
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(A.Element))
+    if (UO->getSubExpr()->getBeginLoc().isMacroID())
+      return true;
+  return false;
+}
+
+/// Whether `p[i] = v` as `__stcs(&p[i], v)` may compute another address or
+/// value: C++17 sequences the value before the element, a call's arguments
+/// are not (`out[j++] = in[j]`, `out[i] = in[i++]`).
+bool Scanner::storeReorders(const HintAccess &A) {
+  if (A.Element->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
+    return true;
+  VarUses InValue(A.Value);
+  for (const Stmt *C : A.Element->children())
+    for (const DeclRefExpr *R : findAllRefs(C))
+      if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+        if (InValue.Modified.count(V) || InValue.AddressTaken.count(V))
+          return true;
+  return false;
+}
+
+/// Whether \p T, a class, may have a user's unary operator& (then `&p[i]`
+/// is not the element's address).
+bool Scanner::overloadsAddressOf(QualType T) {
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  DeclarationName Name = Ctx.DeclarationNames.getCXXOperatorName(OO_Amp);
+  for (const NamedDecl *D : RD->lookup(Name))
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(D->getAsFunction()))
+      if (MD->getNumParams() == 0)
+        return true;
+  for (const NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(Name))
+    if (const FunctionDecl *FD = D->getAsFunction())
+      if (FD->getNumParams() == 1)
+        return true;
+  return false;
+}
 
 /// Whether the assignment \p E is a statement of its own (its value unused).
 bool Scanner::isStatement(const Expr *E) {
@@ -336,6 +387,7 @@ AddressDeps Scanner::depsOf(const Stmt *S) {
   if (const auto *E = dyn_cast<Expr>(S))
     if (std::optional<CudaBuiltin> B = matchCudaBuiltin(E)) {
       D.Block = B->Var == "blockIdx";
+      D.Thread = B->Var == "threadIdx";
       return D;
     }
   if (const auto *OVE = dyn_cast<OpaqueValueExpr>(S))
@@ -344,8 +396,10 @@ AddressDeps Scanner::depsOf(const Stmt *S) {
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
       if (V->getName() == "blockIdx")
         D.Block = true;
-      else if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
+      else if (V->hasLocalStorage() && !isa<ParmVarDecl>(V)) {
         D.merge(depsOf(V));
+        D.Vars.insert(V);
+      }
     }
     return D;
   }
@@ -377,21 +431,31 @@ std::string Scanner::judgeAddress(const Found &F) {
   if (!D.Block)
     return "its address does not depend on blockIdx: every block touches the "
            "same data, which should stay cached";
-  // The same address on every iteration of a loop around it: touched again
-  // (a loop's bound `e < indptr[row + 1]`). A for loop's init runs once.
+  if (!D.Thread)
+    return "its address does not depend on threadIdx: every thread of the "
+           "block touches it";
+  // Every loop around it must carry a variable the address is computed
+  // from (changed by the loop and kept across its iterations), else the
+  // address repeats on each of its iterations and is touched again: a
+  // loop's bound `e < indptr[row + 1]`, a row walked again by an outer
+  // loop. A for loop's init runs once.
   const SourceManager &SM = RC.getSourceManager();
   for (const Stmt *L : F.Loops) {
-    if (const auto *For = dyn_cast<ForStmt>(L))
-      if (const Stmt *Init = For->getInit();
-          Init && SM.isPointWithin(Element->getBeginLoc(), Init->getBeginLoc(),
-                                   Init->getEndLoc()))
-        continue;
+    const auto *For = dyn_cast<ForStmt>(L);
+    const Stmt *Init = For ? For->getInit() : nullptr;
+    if (Init && SM.isPointWithin(Element->getBeginLoc(), Init->getBeginLoc(),
+                                 Init->getEndLoc()))
+      continue;
     ChangedVars CV(Ctx, Fn, L);
-    std::string Why;
-    if (all_of(Element->children(), [&](const Stmt *C) {
-          const auto *E = dyn_cast<Expr>(C);
-          return E && isInvariant(Ctx, E, CV, Why, /*AllowIntDivision=*/true);
-        }))
+    bool Carried = any_of(D.Vars, [&](const VarDecl *V) {
+      if (!CV.mayChange(V))
+        return false;
+      if (!CV.isDeclaredInside(V))
+        return true;
+      return Init && SM.isPointWithin(V->getLocation(), Init->getBeginLoc(),
+                                      Init->getEndLoc());
+    });
+    if (!Carried)
       return "its address is the same on every iteration of " +
              LoopIds.lookup(L) + ": it is touched again";
   }
@@ -447,6 +511,16 @@ Scanner::scan(const SmallPtrSet<const Type *, 32> &LoadTypes,
     if (F.U == Use::Other)
       A.Why = "neither a plain read of the element nor an assignment to it "
               "on its own";
+    else if (isInMacro(A))
+      A.Why = "written in a macro's expansion or argument (its text may be "
+              "stringified or shared)";
+    else if (hasConditionalDirective(RC, R))
+      A.Why = "a preprocessor conditional lies inside it";
+    else if (A.Store && storeReorders(A))
+      A.Why = "its element and value have side effects on each other: the "
+              "intrinsic's arguments would be evaluated in another order";
+    else if (overloadsAddressOf(T))
+      A.Why = "its type has an overloaded unary operator&";
     else if (U != (1u << unsigned(F.U)))
       A.Why = "'" + A.Param + "' is " +
               (A.Store ? "also read" : "also written") +

@@ -137,24 +137,8 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string Kernel = K->getNameAsString();
     StringSet<> Taken; // alias names are local to the kernel
     // Uses of every pointer parameter first: aliasing needs all of them.
-    std::vector<std::pair<unsigned, PointerUses>> Params;
-    SmallPtrSet<const VarDecl *, 8> Tracked;
-    for (unsigned I = 0; I < K->getNumParams(); ++I) {
-      const ParmVarDecl *PVD = K->getParamDecl(I);
-      if (!PVD->getType()->isPointerType() || PVD->getName().empty())
-        continue;
-      PointerTracker T(RC, K, PVD);
-      Tracked.insert(PVD);
-      Tracked.insert(T.Uses.Copies.begin(), T.Uses.Copies.end());
-      Params.emplace_back(I, std::move(T.Uses));
-    }
-    std::vector<std::string> Written;
-    for (auto &[I, U] : Params)
-      if (!U.Blocker.empty())
-        Written.push_back(K->getParamDecl(I)->getName().str());
-    UntrackedWrite Untracked = findUntrackedWrite(Ctx, K, Tracked);
-
-    for (auto &[I, U] : Params) {
+    KernelPointerWrites KW(RC, K);
+    for (auto &[I, U] : KW.Params) {
       const ParmVarDecl *PVD = K->getParamDecl(I);
       StringRef Name = PVD->getName();
       RewriteSite Site;
@@ -175,22 +159,10 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
         continue;
       }
       bool Restrict = PVD->getType().isRestrictQualified();
-      if (!*NoAlias && !Restrict) {
-        std::vector<std::string> Others;
-        for (const std::string &W : Written)
-          if (W != Name)
-            Others.push_back(W);
-        if (!Others.empty() || Untracked.At) {
-          std::string What =
-              !Others.empty()
-                  ? "'" + join(Others, "', '") + "', which the kernel writes"
-                  : "memory the kernel writes (" + Untracked.Why + " at " +
-                        getLineCol(RC, Untracked.At->getBeginLoc()) + ")";
-          Refuse("may alias " + What +
-                 " (const does not rule out aliasing); declare it __restrict__ "
-                 "or pass assume-noalias=1 when the buffers never overlap");
-          continue;
-        }
+      std::string AliasWhy = KW.whyMayAlias(RC, PVD, *NoAlias);
+      if (!AliasWhy.empty()) {
+        Refuse(AliasWhy);
+        continue;
       }
       // Loads written inside macro expansions stay as they are.
       std::vector<const Expr *> Loads;
@@ -219,8 +191,7 @@ ReadOnlyCache::plan(RewriteContext &RC, const RewriteParams &P) const {
                           ? "; loads " + MacroWhy + " unchanged"
                           : ""))
                         .str();
-      bool Assumed =
-          !Restrict && *NoAlias && (!Written.empty() || Untracked.At);
+      bool Assumed = *NoAlias && KW.needsNoAlias(PVD);
       if (Assumed)
         Site.Assumes =
             "'" + Name.str() + "' overlaps no buffer the kernel writes";

@@ -14,6 +14,7 @@
 #include "astra/Frontend/PointerOrigin.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 using namespace clang;
@@ -276,6 +277,57 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
   Uses.Loads.push_back(A);
   if (Root)
     Uses.Renames.push_back(Root);
+}
+
+KernelPointerWrites::KernelPointerWrites(RewriteContext &RC,
+                                         const FunctionDecl *Kernel)
+    : Kernel(Kernel) {
+  SmallPtrSet<const VarDecl *, 8> Tracked;
+  for (unsigned I = 0; I < Kernel->getNumParams(); ++I) {
+    const ParmVarDecl *PVD = Kernel->getParamDecl(I);
+    if (!PVD->getType()->isPointerType() || PVD->getName().empty())
+      continue;
+    PointerTracker T(RC, Kernel, PVD);
+    Tracked.insert(PVD);
+    Tracked.insert(T.Uses.Copies.begin(), T.Uses.Copies.end());
+    Params.emplace_back(I, std::move(T.Uses));
+  }
+  for (auto &[I, U] : Params)
+    if (!U.Blocker.empty())
+      Written.push_back(Kernel->getParamDecl(I)->getName().str());
+  Untracked = findUntrackedWrite(RC.getASTContext(), Kernel, Tracked);
+}
+
+const PointerUses *KernelPointerWrites::getUses(const ParmVarDecl *P) const {
+  for (const auto &[I, U] : Params)
+    if (Kernel->getParamDecl(I) == P)
+      return &U;
+  return nullptr;
+}
+
+bool KernelPointerWrites::needsNoAlias(const ParmVarDecl *P) const {
+  return !P->getType().isRestrictQualified() &&
+         (Untracked.At ||
+          any_of(Written, [&](StringRef W) { return W != P->getName(); }));
+}
+
+std::string KernelPointerWrites::whyMayAlias(RewriteContext &RC,
+                                             const ParmVarDecl *P,
+                                             bool NoAlias) const {
+  if (NoAlias || !needsNoAlias(P))
+    return "";
+  std::vector<std::string> Others;
+  for (const std::string &W : Written)
+    if (W != P->getName())
+      Others.push_back(W);
+  std::string What =
+      !Others.empty()
+          ? "'" + join(Others, "', '") + "', which the kernel writes"
+          : "memory the kernel writes (" + Untracked.Why + " at " +
+                getLineCol(RC, Untracked.At->getBeginLoc()) + ")";
+  return "may alias " + What +
+         " (const does not rule out aliasing); declare it __restrict__ or pass "
+         "assume-noalias=1 when the buffers never overlap";
 }
 
 } // namespace astra

@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_READONLYCACHEUSES_H
 #define ASTRA_LIB_TRANSFORMS_READONLYCACHEUSES_H
 
+#include "ReadOnlyCacheWrites.h"
 #include "astra/Transforms/Rewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -56,6 +57,30 @@ private:
   /// walk follows those it reaches through the forms it understands.
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Derived;
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Visited;
+};
+
+/// The uses of every pointer parameter of a kernel, and what it writes:
+/// whether a load through one parameter may meet a write of the kernel.
+/// read-only-cache (`__ldg`) and cache-hints (`__ldcs`, an asm the compiler
+/// may merge or move like a load of memory nothing writes) ask the same.
+struct KernelPointerWrites {
+  KernelPointerWrites(RewriteContext &RC, const clang::FunctionDecl *Kernel);
+  /// Parameter index and its uses, for every named pointer parameter.
+  std::vector<std::pair<unsigned, PointerUses>> Params;
+  /// The parameters the kernel writes or uses in a way that may write.
+  std::vector<std::string> Written;
+  UntrackedWrite Untracked;
+  const PointerUses *getUses(const clang::ParmVarDecl *P) const;
+  /// Empty when loads through \p P (only read, PointerUses::Blocker empty)
+  /// meet no write of the kernel: it is `__restrict__`, \p NoAlias (the
+  /// caller's promise), or nothing else is written; else why they may.
+  std::string whyMayAlias(RewriteContext &RC, const clang::ParmVarDecl *P,
+                          bool NoAlias) const;
+  /// Whether the verdict of whyMayAlias rests on \p NoAlias alone.
+  bool needsNoAlias(const clang::ParmVarDecl *P) const;
+
+private:
+  const clang::FunctionDecl *Kernel;
 };
 
 } // namespace astra

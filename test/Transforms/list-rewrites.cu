@@ -27,6 +27,7 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // CHECK-NEXT: list-rewrites.cu:10:30: read-only-cache:assume-noalias=1 scale: does not apply: 'out': not read-only
 // CHECK-NEXT: list-rewrites.cu:10:48: read-only-cache:assume-noalias=1 scale: applies: 'in': 1 load(s) -> __ldg
 // CHECK-NEXT: list-rewrites.cu:12:5: cache-hints scale scale:L0: does not apply: no access to stream: 'out[i] = in[i] / s': its address does not depend on blockIdx
+// CHECK-NEXT: list-rewrites.cu:12:5: cache-hints:assume-noalias=1 scale scale:L0: does not apply: no access to stream: 'out[i] = in[i] / s': its address does not depend on blockIdx
 // CHECK-NEXT: list-rewrites.cu:12:14: fast-math scale scale:L0: applies: x/y -> __fdividef(x, y)
 // CHECK-NEXT: list-rewrites.cu:12:14: hoist-invariant scale scale:L0: does not apply: 'in[i] / s' is not hoisted: 'in[i]' reads memory that may change
 // CHECK-NEXT: list-rewrites.cu:11:3: register-cache scale scale:L0: does not apply: no later loop of the block runs over the same row (same n, same thread index)

@@ -21,11 +21,11 @@
 // whose element and value have side effects on each other is left alone),
 // stay out of macros and preprocessor conditionals, and take no user
 // operator&. Which accesses are worth a hint: CacheHintsScan.cpp. Pack
-// accesses that vectorize-loads wrote (`*reinterpret_cast<const float4 *>(&p[i])`) are
-// hinted like any other, so the rewrite composes after it. Only the kernel's
-// own body is edited (not the device functions it calls). In a template
-// every instantiation of the file is scanned: an access is hinted when it is
-// in all of them.
+// accesses that vectorize-loads wrote (`*reinterpret_cast<const float4
+// *>(&p[i])`) are hinted like any other, so the rewrite composes after it. Only
+// the kernel's own body is edited (not the device functions it calls). In a
+// template every instantiation of the file is scanned: an access is hinted when
+// it is in all of them.
 //
 //===----------------------------------------------------------------------===//
 #include "CacheHintsScan.h"
@@ -60,11 +60,7 @@ public:
   }
   Scope getScope() const override { return Scope::Loop; }
   std::vector<ParamDesc> getParams() const override {
-    return {{"assume-noalias",
-             RewriteParamKind::Bool,
-             "0",
-             {"0", "1"},
-             "1: no pointer argument overlaps a buffer the kernel writes"}};
+    return {getNoAliasParam()};
   }
 
 protected:

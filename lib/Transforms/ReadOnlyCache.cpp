@@ -44,11 +44,7 @@ public:
            "local const __restrict__ alias (signature unchanged)";
   }
   std::vector<ParamDesc> getParams() const override {
-    return {{"assume-noalias",
-             RewriteParamKind::Bool,
-             "0",
-             {"0", "1"},
-             "1: no pointer argument overlaps a buffer the kernel writes"}};
+    return {getNoAliasParam()};
   }
 
 protected:

@@ -279,6 +279,14 @@ void PointerTracker::access(const Expr *A, const DeclRefExpr *Root) {
     Uses.Renames.push_back(Root);
 }
 
+ParamDesc getNoAliasParam() {
+  return {"assume-noalias",
+          RewriteParamKind::Bool,
+          "0",
+          {"0", "1"},
+          "1: no pointer argument overlaps a buffer the kernel writes"};
+}
+
 KernelPointerWrites::KernelPointerWrites(RewriteContext &RC,
                                          const FunctionDecl *Kernel)
     : Kernel(Kernel) {

@@ -59,6 +59,11 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Visited;
 };
 
+/// `assume-noalias`: the caller promises that no pointer argument overlaps a
+/// buffer the kernel writes (read-only-cache, cache-hints; the agent passes 1
+/// only with the spec's noalias).
+ParamDesc getNoAliasParam();
+
 /// The uses of every pointer parameter of a kernel, and what it writes:
 /// whether a load through one parameter may meet a write of the kernel.
 /// read-only-cache (`__ldg`) and cache-hints (`__ldcs`, an asm the compiler

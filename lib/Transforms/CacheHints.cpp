@@ -152,11 +152,10 @@ std::string describe(const SiteAccesses &S) {
 /// Why the kernel \p K may write what its parameter \p P points to, through
 /// \p P itself; empty when it cannot: the pointee is const and neither \p P
 /// nor a pointer derived from it (PointerOrigin) is cast to a pointer to
-/// non-const, handed to
-/// inline assembly, or passed to a function of the file that writes through
-/// it (findWriteThroughParam: after a const_cast too). Casts to integers (an
-/// alignment test) and to other const pointers (vectorize-loads' packs)
-/// write nothing.
+/// non-const, handed to inline assembly, or passed to a function of the
+/// file that writes through it (findWriteThroughParam: after a const_cast too).
+/// Casts to integers (an alignment test) and to other const pointers
+/// (vectorize-loads' packs) write nothing.
 std::string whyMayBeWritten(ASTContext &Ctx, const FunctionDecl *K,
                             const ParmVarDecl *P) {
   QualType Pointee = P->getType()->getPointeeType();
@@ -268,6 +267,7 @@ CacheHints::plan(RewriteContext &RC, const RewriteParams &P) const {
     // or moved across a store, so a hinted load must meet no write of the
     // kernel (read-only-cache's condition).
     KernelPointerWrites KW(RC, K);
+    StringMap<std::string> MayBeWritten; // whyMayBeWritten, per parameter
     MapVector<std::string, SiteAccesses, StringMap<unsigned>> PerSite;
     for (auto &[Key, Entry] : ByKey) {
       auto &[A, Seen] = Entry;
@@ -279,8 +279,11 @@ CacheHints::plan(RewriteContext &RC, const RewriteParams &P) const {
         Why = "not in every instantiation of the template";
       const ParmVarDecl *PVD = findParam(K, A.Param);
       if (Why.empty() && !A.Store && PVD) {
-        if (std::string W = whyMayBeWritten(Ctx, K, PVD); !W.empty())
-          Why = "'" + A.Param + "' " + W;
+        auto [Written, New] = MayBeWritten.try_emplace(A.Param);
+        if (New)
+          Written->second = whyMayBeWritten(Ctx, K, PVD);
+        if (!Written->second.empty())
+          Why = "'" + A.Param + "' " + Written->second;
         else if (std::string W = KW.whyMayAlias(RC, PVD, *NoAlias); !W.empty())
           Why = "'" + A.Param + "' " + W;
         else if (*NoAlias && KW.needsNoAlias(PVD))

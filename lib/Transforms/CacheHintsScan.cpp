@@ -1,22 +1,22 @@
 //===- CacheHintsScan.cpp - Global accesses a hint may stream -------------===//
 //
-// cache-hints' judgement of which accesses touch data once (CacheHints.cpp
-// says what the rewrite does with them). A hint never changes what a load
-// or store computes, so nothing here is about legality; it is about where
-// an evict-first hint can only help. An access is hinted when all of these
-// hold:
+// cache-hints' judgement of which accesses touch data once and can take a
+// hint as an edit (CacheHints.cpp adds the no-write condition loads need).
+// An access is hinted when all of these hold:
 //  - it goes through a kernel pointer parameter (PointerOrigin: also through
 //    local pointers derived from one and through casts to pack types), as a
 //    plain read of the element or a plain assignment to it whose value is
-//    unused;
+//    unused, not volatile, outside macros and preprocessor conditionals, with
+//    no side effects between element and value, of a type with an `__ldcs` /
+//    `__stcs` overload and no user operator&;
 //  - the parameter is only read, or only written, by the kernel's accesses
-//    (a buffer read and written back, or updated by atomics, is reused);
-//  - its address depends on blockIdx (every block touches other data:
-//    `gamma[i]`, the same in every block, stays cached for the next one);
-//  - its address depends on no value loaded from memory (a gather through
-//    column ids may read the same row again, e.g. a neighbour shared by two
-//    nodes);
-//  - the element type has an `__ldcs` / `__stcs` overload.
+//    (a buffer read and written back, or updated by atomics, is reused), and
+//    not also gathered;
+//  - its address depends on blockIdx (`gamma[i]`, the same in every block,
+//    stays cached for the next one) and threadIdx (a per-block value is read
+//    by every thread), on no value loaded from memory (a gather may read the
+//    same row again), and every loop around it carries a variable of it;
+//  - no later loop reads the parameter again (fallbacks and tails aside).
 // Variables in the address are followed through their initialisers and every
 // value assigned to them (VarUses); one whose address escapes is not.
 //
@@ -77,16 +77,10 @@ struct AddressDeps {
   }
 };
 
-const Expr *skipParens(const Expr *E) {
-  while (const auto *P = dyn_cast<ParenExpr>(E))
-    E = P->getSubExpr();
-  return E;
-}
-
 /// Whether \p E reads memory through a pointer (not a local array, which
 /// lives in registers or the thread's stack).
 bool isMemoryRead(const Expr *E) {
-  E = skipParens(E);
+  E = E->IgnoreParens();
   const Expr *Ptr = nullptr;
   if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E))
     Ptr = Sub->getBase();
@@ -95,7 +89,7 @@ bool isMemoryRead(const Expr *E) {
     Ptr = UO->getSubExpr();
   if (!Ptr)
     return false;
-  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(skipParens(Ptr));
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Ptr->IgnoreParens());
       Cast && Cast->getCastKind() == CK_ArrayToPointerDecay)
     if (const auto *DRE =
             dyn_cast<DeclRefExpr>(Cast->getSubExpr()->IgnoreParens()))
@@ -121,6 +115,7 @@ private:
     HintAccess A;
     Use U;
     std::vector<const Stmt *> Loops; ///< enclosing loops, innermost first
+    AddressDeps Deps;                ///< of the element's address
   };
   void collect(const Expr *E);
   Use classify(const Expr *E, const Expr *&Assign, const Expr *&Value);
@@ -132,6 +127,7 @@ private:
   const AddressDeps &depsOf(const VarDecl *V);
   std::string judgeAddress(const Found &F);
   std::string judgeReuse(const Found &F, const StringSet<> &SideLoops);
+  const ChangedVars &getChanged(const Stmt *Loop);
 
   const RewriteContext &RC;
   ASTContext &Ctx;
@@ -144,6 +140,7 @@ private:
   DenseMap<const VarDecl *, AddressDeps> VarDeps;
   SmallPtrSet<const VarDecl *, 8> InProgress;
   AddressDeps Partial;
+  DenseMap<const Stmt *, std::unique_ptr<ChangedVars>> Changed;
 
   friend class Visitor;
 };
@@ -417,11 +414,16 @@ AddressDeps Scanner::depsOf(const Stmt *S) {
   return D;
 }
 
+const ChangedVars &Scanner::getChanged(const Stmt *Loop) {
+  std::unique_ptr<ChangedVars> &CV = Changed[Loop];
+  if (!CV)
+    CV = std::make_unique<ChangedVars>(Ctx, Fn, Loop);
+  return *CV;
+}
+
 std::string Scanner::judgeAddress(const Found &F) {
   const Expr *Element = F.A.Element;
-  AddressDeps D;
-  for (const Stmt *C : Element->children())
-    D.merge(depsOf(C));
+  const AddressDeps &D = F.Deps;
   if (D.Loaded)
     return "its address depends on a value loaded from memory (a gather may "
            "read the same data again)";
@@ -446,7 +448,7 @@ std::string Scanner::judgeAddress(const Found &F) {
     if (Init && SM.isPointWithin(Element->getBeginLoc(), Init->getBeginLoc(),
                                  Init->getEndLoc()))
       continue;
-    ChangedVars CV(Ctx, Fn, L);
+    const ChangedVars &CV = getChanged(L);
     bool Carried = any_of(D.Vars, [&](const VarDecl *V) {
       if (!CV.mayChange(V))
         return false;
@@ -494,11 +496,10 @@ Scanner::scan(const SmallPtrSet<const Type *, 32> &LoadTypes,
   // Parameters read through gathers: their other reads may meet the same
   // rows (a node's own row is also its neighbours' neighbour).
   StringMap<std::string> Gathered;
-  for (const Found &F : Accesses) {
-    AddressDeps D;
+  for (Found &F : Accesses) {
     for (const Stmt *C : F.A.Element->children())
-      D.merge(depsOf(C));
-    if (D.Loaded && !Gathered.count(F.A.Param))
+      F.Deps.merge(depsOf(C));
+    if (F.Deps.Loaded && !Gathered.count(F.A.Param))
       Gathered[F.A.Param] = getLineCol(RC, F.A.Element->getBeginLoc());
   }
   std::vector<HintAccess> Out;

@@ -6,7 +6,7 @@
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]] [--profile [--plans DIR]]
-#                      [--ceiling [--achieved FILE]]
+#                      [--ceiling [--achieved FILE]] [--replay [--steps DIR]]
 #                      [--flashinfer DIR [--flashinfer-options N-M]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
@@ -47,6 +47,15 @@
 #     the directory. --flashinfer-options N-M runs only the options numbered
 #     N to M (OUT/flashinfer/options.txt; the control runs with N = 1), to
 #     split the 31 runs over calls of a limited length;
+#  2g. with --replay, per file STEPS/<kernel>[.<variant>].steps (default
+#     the installed bench/plans: the best plan known per kernel, one
+#     catalogue step per line, `#` comments), `astra-opt --verify` of the
+#     kernel with those steps applied (--apply each, the full protocol), the
+#     reports under OUT/replay and one table (bench/suite-table.py): per
+#     plan its verdict, geomean, per-shape speedups and the largest shape's
+#     % of copy; the suite's geometric mean over the <kernel>.steps plans
+#     (a plan not verified faster counts 1x: the original is what a user
+#     keeps), variants listed apart. Keeps OUT/replay/table.md;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -61,12 +70,14 @@
 # --plans    the best plans for --backends and --profile (default: OUT/agent, where
 #            --agent-suite writes them; kernels without one: control only)
 # --achieved with --ceiling: per-shape speedups to show against the ceilings
+# --steps    with --replay: the directory of .steps files (default: bench/plans
+#            beside this script)
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
-ceiling=0; achieved=""
+ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"
 flashinfer=""; fi_opts=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
@@ -85,10 +96,12 @@ while [ $# -gt 0 ]; do
     --profile) profile=1; shift ;;
     --ceiling) ceiling=1; shift ;;
     --achieved) achieved=$2; shift 2 ;;
+    --replay) replay=1; shift ;;
+    --steps) steps_dir=$2; shift 2 ;;
     --flashinfer) flashinfer=$2; shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,63p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,73p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -164,6 +177,35 @@ fi
 if [ $agent_suite = 1 ]; then
   echo "== --agent-rewrite over the kernel suite"
   "$here/agent-suite.sh" --prefix "$prefix" --kernels "$kernels" --out "$out/agent"
+fi
+
+if [ $replay = 1 ]; then
+  echo "== replay: fixed plans over the kernel suite ($steps_dir)"
+  [ -d "$steps_dir" ] || { echo "gpu-check.sh: --steps $steps_dir: no such directory" >&2; exit 1; }
+  mkdir -p "$out/replay"; : > "$out/replay/runs.txt"
+  for steps in "$steps_dir"/*.steps; do
+    [ -e "$steps" ] || continue
+    name=$(basename "$steps" .steps); k=${name%%.*}
+    cu="$kernels/$k.cu"; spec="$kernels/$k.astra.json"
+    if [ ! -f "$cu" ] || [ ! -f "$spec" ]; then
+      echo "$name: no $k.cu or $k.astra.json under $kernels: skipped"
+      continue
+    fi
+    args=()
+    while IFS= read -r line || [ -n "$line" ]; do
+      line=${line%%#*}; line=$(echo $line)
+      [ -n "$line" ] && args+=("--apply=$line")
+    done < "$steps"
+    cp "$steps" "$out/replay/$name.steps"
+    start=$(date +%s%N)
+    "$astra" --verify "$cu" --spec "$spec" --cuda-path="$cuda" "${args[@]}" \
+      --report "$out/replay/$name.report.json" > "$out/replay/$name.log" 2>&1
+    rc=$?
+    end=$(date +%s%N)
+    echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3" >> "$out/replay/runs.txt"
+    printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
+  done
+  python3 "$here/suite-table.py" "$out/replay" | tee "$out/replay/table.md"
 fi
 
 if [ $backends = 1 ]; then

@@ -9,6 +9,10 @@
 #   python3 bench/suite-table.py DIR_OR_REPORT... [--json FILE]
 #
 # DIR: every <name>.report.json in it (bench/agent-suite.sh's --out directory).
+# A report may also be `astra-opt --verify --report`'s (bench/gpu-check.sh
+# --replay: a fixed plan, its steps in <name>.steps beside it): its geomean
+# counts only when the verdict is faster (else the original is kept: 1x), and
+# a <kernel>.<variant> name is listed apart, outside the suite figures.
 # --json FILE also writes the rows and suite figures as JSON.  Standard library
 # only.  Exit 1 when no report is found or a report is malformed.
 import argparse, glob, json, math, os, sys
@@ -64,6 +68,31 @@ def kernel_row(name, rep, K, wall):
             "_shapes": shapes, "_copy_gbs": copy_gbs(rep, K)}
 
 
+def read_steps(path):
+    """The steps of a .steps file (one per line, `#` comments), or None."""
+    try:
+        lines = [l.split("#", 1)[0].strip() for l in open(path)]
+    except OSError:
+        return None
+    return [l for l in lines if l]
+
+
+def verify_row(name, rep, f, wall):
+    """A row from a --verify report: the plan replayed, kept only if faster."""
+    shapes = timed(rep["shapes"])
+    steps = read_steps(f[:-len(".report.json")] + ".steps") if f.endswith(".report.json") else None
+    measured = float(rep["geomean_speedup"])
+    faster = rep["verdict"] == "faster"
+    return {"kernel": rep["kernel"], "report": name,
+            "plan": (steps or [rep.get("candidate", "?")]) + ["(%s %.3fx)" % (rep["verdict"], measured)],
+            "speedup": measured if faster else 1.0,
+            "pct": shapes[-1]["timing"]["candidate_pct_copy"] if shapes else None,
+            "per_shape": [s["timing"]["speedup"]["median"] for s in shapes],
+            "judged": 1, "wall": wall, "ceiling": None, "memory_bound": None,
+            "variant": "." in name, "verdict": rep["verdict"],
+            "_shapes": shapes, "_copy_gbs": float(rep["device"]["copy_gbs"])}
+
+
 def copy_gbs(rep, K):
     """The report's copy bandwidth; a report that kept nothing has no device,
     so then that of a judged candidate's result (None: no ceiling)."""
@@ -112,6 +141,11 @@ def main():
         wall = walls[d].get(name, (None, None))[1]
         try:
             rep = json.load(open(f))
+            if "kernels" not in rep and "shapes" in rep:  # a --verify report
+                rows.append(verify_row(name, rep, f, wall))
+                tl += [min(s["timing"]["original_us"], s["timing"]["candidate_us"])
+                       for s in rows[-1]["_shapes"]]
+                continue
             for K in rep["kernels"]:
                 rows.append(kernel_row(name, rep, K, wall))
                 tl += list(launch_times(K))
@@ -128,7 +162,7 @@ def main():
                 rows.append({"kernel": name, "report": name, "plan": ["(no report: rc=%s)" % rc],
                              "speedup": 1.0, "pct": None, "per_shape": [], "judged": 0,
                              "wall": wall, "ceiling": None, "memory_bound": None,
-                             "_shapes": [], "_copy_gbs": None})
+                             "variant": "." in name, "_shapes": [], "_copy_gbs": None})
 
     t_launch = min(tl) if tl else None
     for r in rows:
@@ -141,12 +175,18 @@ def main():
             r["ceiling"] = geomean([s["timing"]["original_us"] /
                                     max(s["timing"]["bytes"] / (copy * 1e3), t_launch) for s in sh])
 
+    variants = [r for r in rows if r.get("variant")]
+    rows = [r for r in rows if not r.get("variant")]
     print("| kernel | winning plan | geomean speedup | largest shape % of copy | judged "
           "| wall s | per shape | ceiling |")
     print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
+    for r in rows + variants:
+        if variants and r is variants[0]:
+            print("| **variants** (%s.steps: outside the suite figures) | | | | | | | |"
+                  % "*.<variant>")
         print("| %s | %s | %.3fx | %s | %d | %s | %s | %s |" % (
-            r["kernel"], " + ".join(r["plan"]), r["speedup"],
+            r["kernel"] + (" (%s)" % r["report"] if r.get("variant") and r["report"] != r["kernel"]
+                           else ""), " + ".join(r["plan"]), r["speedup"],
             "" if r["pct"] is None else "%.1f" % r["pct"], r["judged"],
             "-" if r["wall"] is None else "%.0f" % r["wall"],
             " ".join("%.2f" % x for x in r["per_shape"]) or "-",
@@ -178,7 +218,7 @@ def main():
                  "memory_bound_geomean_speedup": ng}
         try:
             with open(a.json, "w") as fh:
-                json.dump({"rows": rows, "suite": suite}, fh, indent=1)
+                json.dump({"rows": rows + variants, "suite": suite}, fh, indent=1)
                 fh.write("\n")
         except OSError as e:
             die("%s: %s" % (a.json, e))

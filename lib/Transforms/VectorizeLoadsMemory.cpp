@@ -70,6 +70,20 @@ bool calleesReachOnlyArguments(const CallExpr *C, const FunctionDecl *FD) {
   return true;
 }
 
+/// Whether \p Base names a variable of record type whose member \p Name is
+/// an array.
+bool isArrayMember(const Expr *Base, DeclarationName Name) {
+  const auto *DR = dyn_cast<DeclRefExpr>(Base->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  const RecordDecl *RD = VD ? VD->getType()->getAsRecordDecl() : nullptr;
+  if (!RD)
+    return false;
+  for (const NamedDecl *D : RD->lookup(Name))
+    if (const auto *F = dyn_cast<FieldDecl>(D))
+      return F->getType()->isArrayType();
+  return false;
+}
+
 class MemoryScan : public RecursiveASTVisitor<MemoryScan> {
 public:
   MemoryScan(const VarUses &Writes, MemoryUses &Out)
@@ -87,9 +101,33 @@ public:
       Written.insert(C->getArg(0)->IgnoreParens());
     return true;
   }
+  /// Casts are visited before their operands: the outermost cast of a
+  /// chain says whether an address under it may be written through.
+  bool VisitCastExpr(CastExpr *C) {
+    if (InnerCasts.count(C))
+      return true;
+    QualType T = C->getType();
+    bool ToConst = T->isPointerType() && T->getPointeeType().isConstQualified();
+    const Expr *E = C->getSubExpr();
+    while (true) {
+      E = E->IgnoreParens();
+      const auto *Inner = dyn_cast<CastExpr>(E);
+      if (!Inner)
+        break;
+      InnerCasts.insert(Inner);
+      E = Inner->getSubExpr();
+    }
+    const auto *U = dyn_cast<UnaryOperator>(E);
+    if (ToConst && U && U->getOpcode() == UO_AddrOf)
+      ReadOnlyAddr.insert(U);
+    return true;
+  }
   bool VisitUnaryOperator(UnaryOperator *U) {
-    // An address taken may be written through (atomics, user calls).
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+    // An address taken may be written through (atomics, user calls), unless
+    // it becomes a pointer to const at once (a 16-byte load's
+    // `*reinterpret_cast<const uint4 *>(&x[j])`).
+    if (U->isIncrementDecrementOp() ||
+        (U->getOpcode() == UO_AddrOf && !ReadOnlyAddr.count(U)))
       Written.insert(U->getSubExpr()->IgnoreParens());
     if (U->getOpcode() == UO_Deref)
       add(U->getSubExpr(), U);
@@ -155,12 +193,30 @@ private:
         E = R->getType()->isPointerType() ? R : L;
         continue;
       }
+      // A member array of an object (`pack.v[lane]`, the packs
+      // vectorize-loads writes): the object is the root.
+      if (const auto *M = dyn_cast<MemberExpr>(E)) {
+        if (M->isArrow() || !M->getType()->isArrayType())
+          return nullptr;
+        E = M->getBase();
+        continue;
+      }
+      // The same in a template, where the object's type depends on a
+      // parameter: the member is looked up in the object's record.
+      if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(E)) {
+        if (M->isArrow() || M->isImplicitAccess() ||
+            !isArrayMember(M->getBase(), M->getMember()))
+          return nullptr;
+        E = M->getBase();
+        continue;
+      }
       const auto *DR = dyn_cast<DeclRefExpr>(E);
       const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
       if (!VD)
         return nullptr;
+      // A local object or array is its own memory; a global one is too.
       if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
-          VD->getType()->isArrayType())
+          VD->getType()->isArrayType() || VD->getType()->isRecordType())
         return VD;
       if (!VD->getInit() || Writes.Modified.count(VD))
         return nullptr;
@@ -178,6 +234,8 @@ private:
   const VarUses &Writes;
   MemoryUses &Out;
   SmallPtrSet<const Expr *, 16> Written;
+  SmallPtrSet<const CastExpr *, 8> InnerCasts;
+  SmallPtrSet<const UnaryOperator *, 8> ReadOnlyAddr;
 };
 } // namespace
 

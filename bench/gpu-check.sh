@@ -29,7 +29,9 @@
 #     plan (PLANS/<kernel>.plan.json; else the original twice): time, DRAM
 #     throughput as % of peak, DRAM bytes, SM throughput, warps active,
 #     registers, grid, block: the evidence of what limits a kernel that
-#     stays below the copy bandwidth. Keeps OUT/profile/<kernel>.csv;
+#     stays below the copy bandwidth; a kernel without a plan file takes
+#     its .steps file of --steps (default bench/plans) if there is one.
+#     Keeps OUT/profile/<kernel>.csv;
 #  2f. with --ceiling (needs the control runs of step 2 and nvcc): the
 #     same-bytes copy ceiling of every shape (bench/copy-ceiling.cu, .py):
 #     the original's time over that of a copy of the spec's bytes timed as
@@ -68,10 +70,11 @@
 #            machine has no LLVM; default: PREFIX/share/astra-opt/test-tools)
 # --out      where logs and reports go (default: ./gpu-check-out)
 # --plans    the best plans for --backends and --profile (default: OUT/agent, where
-#            --agent-suite writes them; kernels without one: control only)
+#            --agent-suite writes them; kernels without one: their --steps file,
+#            else control only)
 # --achieved with --ceiling: per-shape speedups to show against the ceilings
-# --steps    with --replay: the directory of .steps files (default: bench/plans
-#            beside this script)
+# --steps    with --replay and --profile: the directory of .steps files
+#            (default: bench/plans beside this script)
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -101,7 +104,7 @@ while [ $# -gt 0 ]; do
     --flashinfer) flashinfer=$2; shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,73p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,77p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -325,6 +328,13 @@ if [ $profile = 1 ]; then
       # The plan's launch contract, if it changes the launch.
       launch=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(next((k["launch"]["overrides"] for k in p.get("kernels", []) if k.get("launch", {}).get("overrides")), ""))' "$plans/$name.plan.json" 2>/dev/null)
       [ -n "$launch" ] && cand+=(--candidate-launch="$launch")
+    elif [ -f "$steps_dir/$name.steps" ]; then
+      # No plan file: the kernel's best plan known (bench/plans), applied by
+      # --verify itself (which derives its launch from the steps).
+      while IFS= read -r line || [ -n "$line" ]; do
+        line=${line%%#*}; line=$(echo $line)
+        [ -n "$line" ] && cand+=("--apply=$line")
+      done < "$steps_dir/$name.steps"
     fi
     # The first four launches: the original's two correctness runs, then
     # the candidate's (the best plan's, else the original's again).
@@ -334,7 +344,7 @@ if [ $profile = 1 ]; then
       "$astra" --verify "$cu" --spec "$pdir/$name.largest.astra.json" \
       --cuda-path="$cuda" --no-edge-shapes --shape-time=0.05 "${cand[@]}" \
       > "$pdir/$name.csv" 2> "$pdir/$name.ncu.log"
-    printf '%-28s ncu rc=%d%s\n' "$name" $? "${cand[*]:+ (best plan)}"
+    printf '%-28s ncu rc=%d%s\n' "$name" $? "${cand[*]:+ (best plan: ${cand[*]})}"
   done
   python3 "$here/ncu-profile.py" table "$pdir"
 fi

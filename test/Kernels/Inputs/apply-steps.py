@@ -2,12 +2,14 @@
 # apply-steps.py ASTRA_OPT STEPS_DIR KERNELS_DIR OUT_DIR: apply every
 # <kernel>[.<variant>].steps file (bench/plans) to its kernel on the CPU with
 # `astra-opt --apply=... -o`, and print one line per file: "ok NAME" or
-# "FAIL NAME: <astra-opt's first error line>". Exit 1 when any fails.
+# "FAIL NAME: <astra-opt's first error line>", then "N plans, F failed".
+# Exit 1 when any fails or there is none.
 import glob, os, subprocess, sys
 
 astra, steps_dir, kernels, out = sys.argv[1:5]
 failed = 0
-for f in sorted(glob.glob(os.path.join(steps_dir, "*.steps"))):
+files = sorted(glob.glob(os.path.join(steps_dir, "*.steps")))
+for f in files:
     name = os.path.basename(f)[:-len(".steps")]
     kernel = name.split(".", 1)[0]
     steps = [l.split("#", 1)[0].strip() for l in open(f)]
@@ -21,4 +23,5 @@ for f in sorted(glob.glob(os.path.join(steps_dir, "*.steps"))):
         failed += 1
         err = next((l for l in p.stderr.splitlines() if "error" in l), p.stderr.strip()[:200])
         print("FAIL %s: %s" % (name, err or "no steps"))
-sys.exit(1 if failed else 0)
+print("%d plans, %d failed" % (len(files), failed))
+sys.exit(1 if failed or not files else 0)

@@ -6,7 +6,8 @@
 #                      [--tools DIR] [--out DIR] [--skip-lit] [--skip-suite]
 #                      [--lit "Harness Agent Build"] [--agent-suite]
 #                      [--backends [--plans DIR]] [--profile [--plans DIR]]
-#                      [--ceiling [--achieved FILE]] [--replay [--steps DIR]]
+#                      [--ceiling [--achieved FILE]]
+#                      [--replay [--steps DIR] [--candidates DIR]]
 #                      [--flashinfer DIR [--flashinfer-options N-M]]
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
@@ -58,6 +59,13 @@
 #     % of copy; the suite's geometric mean over the <kernel>.steps plans
 #     (a plan not verified faster counts 1x: the original is what a user
 #     keeps), variants listed apart. Keeps OUT/replay/table.md;
+#     --candidates DIR adds, per file DIR/<kernel>.<variant>.cu (a kernel's
+#     file edited by hand, e.g. to try what a rewrite would emit before it
+#     is built), `astra-opt --verify kernels/<kernel>.cu --candidate FILE`
+#     with the launch overrides of DIR/<kernel>.<variant>.launch if there is
+#     one (one line, e.g. `B=256` or `block-x-div=16,fold-y=16`: docs/
+#     harness.md, "Launch overrides"), as rows of the same table (a
+#     candidate is never a kernel's plan: it counts as a variant);
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -75,12 +83,13 @@
 # --achieved with --ceiling: per-shape speedups to show against the ceilings
 # --steps    with --replay and --profile: the directory of .steps files
 #            (default: bench/plans beside this script)
+# --candidates with --replay: a directory of hand-edited candidates
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
-ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"
+ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"; cand_dir=""
 flashinfer=""; fi_opts=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
 while [ $# -gt 0 ]; do
@@ -101,10 +110,11 @@ while [ $# -gt 0 ]; do
     --achieved) achieved=$2; shift 2 ;;
     --replay) replay=1; shift ;;
     --steps) steps_dir=$2; shift 2 ;;
+    --candidates) cand_dir=$2; shift 2 ;;
     --flashinfer) flashinfer=$2; shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,77p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,86p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -208,6 +218,30 @@ if [ $replay = 1 ]; then
     echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3" >> "$out/replay/runs.txt"
     printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
   done
+  if [ -n "$cand_dir" ]; then
+    [ -d "$cand_dir" ] || { echo "gpu-check.sh: --candidates $cand_dir: no such directory" >&2; exit 1; }
+    for cand in "$cand_dir"/*.cu; do
+      [ -e "$cand" ] || continue
+      name=$(basename "$cand" .cu); k=${name%%.*}
+      cu="$kernels/$k.cu"; spec="$kernels/$k.astra.json"
+      if [ "$name" = "$k" ] || [ ! -f "$cu" ] || [ ! -f "$spec" ]; then
+        echo "$name: not <kernel>.<variant>.cu of a kernel under $kernels: skipped"
+        continue
+      fi
+      args=()
+      if [ -f "$cand_dir/$name.launch" ]; then
+        launch=$(head -n1 "$cand_dir/$name.launch" | tr -d ' \t\r')
+        [ -n "$launch" ] && args+=("--candidate-launch=$launch")
+      fi
+      start=$(date +%s%N)
+      "$astra" --verify "$cu" --spec "$spec" --cuda-path="$cuda" --candidate "$cand" \
+        "${args[@]}" --report "$out/replay/$name.report.json" > "$out/replay/$name.log" 2>&1
+      rc=$?
+      end=$(date +%s%N)
+      echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3 (candidate)" >> "$out/replay/runs.txt"
+      printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
+    done
+  fi
   python3 "$here/suite-table.py" "$out/replay" | tee "$out/replay/table.md"
 fi
 

@@ -13,7 +13,8 @@
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
 #     built with the installed CMake package and run; the GPU tests of
-#     warp-reduce and register-cache in test/Transforms) against the
+#     warp-reduce, register-cache and the manual unroll of vectorized loops
+#     in test/Transforms) against the
 #     installed astra-opt; --lit takes directories or single test files under
 #     the test directory;
 #  2. runs the control (original against itself, `astra-opt --verify k.cu`)
@@ -91,7 +92,7 @@ prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
 ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"; cand_dir=""
 flashinfer=""; fi_opts=()
-lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test"
+lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test Transforms/unroll-vectorized-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
@@ -114,7 +115,7 @@ while [ $# -gt 0 ]; do
     --flashinfer) flashinfer=$2; shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,86p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,87p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done

@@ -197,6 +197,18 @@ if [ $replay = 1 ]; then
   echo "== replay: fixed plans over the kernel suite ($steps_dir)"
   [ -d "$steps_dir" ] || { echo "gpu-check.sh: --steps $steps_dir: no such directory" >&2; exit 1; }
   mkdir -p "$out/replay"; : > "$out/replay/runs.txt"
+  # verify_one NAME NOTE ASTRA-ARGS...: one --verify into OUT/replay/NAME.*,
+  # its wall time in runs.txt (with NOTE) and its verdict on stdout.
+  verify_one() {
+    local name=$1 note=$2; shift 2
+    local start end rc
+    start=$(date +%s%N)
+    "$astra" --verify "$@" --report "$out/replay/$name.report.json" > "$out/replay/$name.log" 2>&1
+    rc=$?
+    end=$(date +%s%N)
+    echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3$note" >> "$out/replay/runs.txt"
+    printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
+  }
   for steps in "$steps_dir"/*.steps; do
     [ -e "$steps" ] || continue
     name=$(basename "$steps" .steps); k=${name%%.*}
@@ -211,13 +223,7 @@ if [ $replay = 1 ]; then
       [ -n "$line" ] && args+=("--apply=$line")
     done < "$steps"
     cp "$steps" "$out/replay/$name.steps"
-    start=$(date +%s%N)
-    "$astra" --verify "$cu" --spec "$spec" --cuda-path="$cuda" "${args[@]}" \
-      --report "$out/replay/$name.report.json" > "$out/replay/$name.log" 2>&1
-    rc=$?
-    end=$(date +%s%N)
-    echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3" >> "$out/replay/runs.txt"
-    printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
+    verify_one "$name" "" "$cu" --spec "$spec" --cuda-path="$cuda" "${args[@]}"
   done
   if [ -n "$cand_dir" ]; then
     [ -d "$cand_dir" ] || { echo "gpu-check.sh: --candidates $cand_dir: no such directory" >&2; exit 1; }
@@ -234,13 +240,8 @@ if [ $replay = 1 ]; then
         launch=$(head -n1 "$cand_dir/$name.launch" | tr -d ' \t\r')
         [ -n "$launch" ] && args+=("--candidate-launch=$launch")
       fi
-      start=$(date +%s%N)
-      "$astra" --verify "$cu" --spec "$spec" --cuda-path="$cuda" --candidate "$cand" \
-        "${args[@]}" --report "$out/replay/$name.report.json" > "$out/replay/$name.log" 2>&1
-      rc=$?
-      end=$(date +%s%N)
-      echo "$name rc=$rc wall=$(( (end - start) / 1000000 ))e-3 (candidate)" >> "$out/replay/runs.txt"
-      printf '%-36s rc=%d  %s\n' "$name" $rc "$(grep -m1 -E '^verdict' "$out/replay/$name.log")"
+      verify_one "$name" " (candidate)" "$cu" --spec "$spec" --cuda-path="$cuda" \
+        --candidate "$cand" "${args[@]}"
     done
   fi
   python3 "$here/suite-table.py" "$out/replay" | tee "$out/replay/table.md"

@@ -10,6 +10,11 @@ using namespace llvm;
 
 namespace astra {
 
+bool isConstScalar(const VarDecl *V) {
+  QualType T = V->getType();
+  return T.isConstQualified() && !T.isVolatileQualified() && T->isScalarType();
+}
+
 namespace {
 struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
   VarUses &W;
@@ -21,6 +26,11 @@ struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
         W.Assigned[VD].push_back(RHS);
     }
   }
+  void addressTaken(const VarDecl *VD) {
+    if (!isConstScalar(VD))
+      W.Modified.insert(VD);
+    W.AddressTaken.insert(VD);
+  }
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->isAssignmentOp())
       assign(B->getLHS(), B->getRHS());
@@ -30,19 +40,15 @@ struct WriteCollector : RecursiveASTVisitor<WriteCollector> {
     if (U->isIncrementDecrementOp())
       assign(U->getSubExpr(), nullptr);
     if (U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *VD = getIndexVar(U->getSubExpr())) {
-        W.Modified.insert(VD);
-        W.AddressTaken.insert(VD);
-      }
+      if (const VarDecl *VD = getIndexVar(U->getSubExpr()))
+        addressTaken(VD);
     return true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
     OverloadedOperatorKind K = C->getOperator();
     if (K == OO_Amp && C->getNumArgs() == 1)
-      if (const VarDecl *VD = getIndexVar(C->getArg(0))) {
-        W.Modified.insert(VD);
-        W.AddressTaken.insert(VD);
-      }
+      if (const VarDecl *VD = getIndexVar(C->getArg(0)))
+        addressTaken(VD);
     if (C->getNumArgs() >= 1 &&
         (C->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus))
       assign(C->getArg(0),
@@ -92,7 +98,8 @@ struct EscapeCollector : RecursiveASTVisitor<EscapeCollector> {
   EscapeCollector(ASTContext &Ctx, VarUses &W) : Ctx(Ctx), W(W) {}
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     const auto *V = dyn_cast<VarDecl>(E->getDecl());
-    if (V && V->hasLocalStorage() && classifyUse(Ctx, E) == UseKind::Escape)
+    if (V && V->hasLocalStorage() && !isConstScalar(V) &&
+        classifyUse(Ctx, E) == UseKind::Escape)
       W.Escaped.insert(V);
     return true;
   }

@@ -30,14 +30,7 @@ class ChangedVars {
 public:
   ChangedVars(clang::ASTContext &Ctx, const clang::FunctionDecl *Fn,
               const clang::Stmt *Region);
-  /// A const scalar (`constexpr int VecW = ...`, `T *const p`) never
-  /// changes: writing it is ill-formed, and through a pointer undefined. Its
-  /// uses in types (an array bound) have no parent expression and would
-  /// otherwise count as escapes.
   bool mayChange(const clang::VarDecl *V) const {
-    clang::QualType T = V->getType();
-    if (T.isConstQualified() && !T.isVolatileQualified() && T->isScalarType())
-      return false;
     return InRegion.isModified(V) || InFunction.Escaped.count(V);
   }
   /// Whether \p V is declared inside the region (fresh each iteration).

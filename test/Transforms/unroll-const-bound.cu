@@ -1,8 +1,8 @@
 // unroll mode=manual on a loop whose bound reads a const scalar that a type
 // inside the loop also names (`T v[W]` in a union, as vectorize-loads emits
 // it): the const never changes, so the bound is invariant and the loop is
-// unrolled. The same loop with a plain int whose address escapes stays
-// refused.
+// unrolled, also where its address is taken. The same loop with a plain int
+// whose address escapes stays refused.
 // REQUIRES: cuda-headers
 // RUN: %astra-opt --list-rewrites %s | FileCheck %s --check-prefix=LIST
 // RUN: %astra-opt --apply=unroll:mode=manual,factor=2,loop=packed:L0 %s | grep -v '^//' | FileCheck %s
@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 // LIST: unroll:mode=manual packed packed:L0: applies: manual unroll by 4
+// LIST: unroll:mode=manual addressed addressed:L0: applies: manual unroll by 4
 // LIST: unroll:mode=manual escaped escaped:L0: does not apply: the bound may change in the loop: 'w' is modified in the loop or has its address taken
 
 // CHECK:      const int vecIdx_step = blockDim.x;
@@ -38,6 +39,15 @@ __global__ void packed(float *out, const T *x, int n) {
   out[threadIdx.x] = acc;
 }
 template __global__ void packed<__half>(float *, const __half *, int);
+
+__global__ void addressed(float *out, const float *x, int n) {
+  const int w = 4;
+  const int *pw = &w;
+  float acc = 0.0f;
+  for (int i = threadIdx.x; i < n / w; i += blockDim.x)
+    acc += x[i] * *pw;
+  out[threadIdx.x] = acc;
+}
 
 __device__ void touch(int *p);
 

@@ -29,6 +29,13 @@ enum class UseKind {
 /// How the reference \p E is used, from its parents in \p Ctx.
 UseKind classifyUse(clang::ASTContext &Ctx, const clang::Expr *E);
 
+/// Whether \p V is a const, non-volatile scalar (`constexpr int VecW`,
+/// `T *const p`): no well-formed program changes one (writing it is
+/// ill-formed, through a pointer undefined), so taking its address or naming
+/// it where no expression reads it (an array bound in a type: `T v[VecW]`)
+/// neither modifies it nor lets it escape.
+bool isConstScalar(const clang::VarDecl *V);
+
 /// Values assigned to the variables of a statement (usually a function
 /// body), flow-insensitively. Built-in and overloaded operators count alike.
 struct VarUses {
@@ -36,7 +43,8 @@ struct VarUses {
   llvm::DenseMap<const clang::VarDecl *,
                  llvm::SmallVector<const clang::Expr *, 2>>
       Assigned;
-  /// Variables assigned, incremented, or whose address is taken.
+  /// Variables assigned, incremented, or whose address is taken (a const
+  /// scalar only in AddressTaken: isConstScalar).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> Modified;
   llvm::SmallPtrSet<const clang::VarDecl *, 16> AddressTaken;
   /// Local variables with a use that classifyUse calls an escape: their

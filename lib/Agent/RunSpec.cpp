@@ -180,7 +180,8 @@ std::vector<std::string> foldSteps(const KernelSpec &K, const KernelInfo &KI) {
 
 /// coarsen steps for \p K: the spec's block.x is a variable that exactly one
 /// integer scalar argument takes as its value (`"block": ["gs"]` with
-/// group_size = gs), kept when the rewrite applies to \p Code.
+/// group_size = gs), kept when the rewrite applies to \p Code; then also
+/// the same with loads=packs where that applies.
 std::vector<std::string> coarsenSteps(const CompileSetup &Setup,
                                       StringRef FileName, StringRef Code,
                                       const KernelSpec &K, StringRef Source) {
@@ -198,16 +199,29 @@ std::vector<std::string> coarsenSteps(const CompileSetup &Setup,
     return {};
   std::string Step =
       "coarsen:kernel=" + Source.str() + ",extent=" + Holders[0]->Name;
-  Expected<RewriteParams> P = RewriteParams::parse(Step);
-  if (!P) {
-    consumeError(P.takeError());
+  auto Applies = [&](const std::string &S) {
+    Expected<RewriteParams> P = RewriteParams::parse(S);
+    if (!P) {
+      consumeError(P.takeError());
+      return false;
+    }
+    Expected<ApplyResult> R = applyRewrite(Setup, FileName, Code, *P);
+    if (!R) {
+      consumeError(R.takeError()); // refused: listed with --list-rewrites
+      return false;
+    }
+    return true;
+  };
+  if (!Applies(Step))
     return {};
-  }
-  Expected<ApplyResult> R = applyRewrite(Setup, FileName, Code, *P);
-  if (!R) {
-    consumeError(R.takeError()); // refused: listed with --list-rewrites
-    return {};
-  }
+  // The loads as packs (CoarsenLoads.h), after the element loads: kept only
+  // when it applies at every factor the search tries (its elements must
+  // fill whole words).
+  std::string Packs = Step + ",loads=packs";
+  if (llvm::all_of(
+          ArrayRef<const char *>{"8", "16", "4", "2"},
+          [&](const char *F) { return Applies(Packs + ",factor=" + F); }))
+    return {Step, Packs};
   return {Step};
 }
 

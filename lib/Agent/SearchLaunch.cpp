@@ -72,15 +72,14 @@ unboundedDivision(const std::vector<std::string> &Steps) {
       continue;
     }
     if (any_of(std::initializer_list<StringRef>{"grid-x-div", "grid-y-div",
-                                                 "block-x-div", "fold-x",
-                                                 "fold-y"},
+                                                "block-x-div", "fold-x",
+                                                "fold-y"},
                [&](StringRef K) { return P->Values.count(K); }) &&
         !P->Values.count("min-threads"))
       return std::make_pair(I, std::move(*P));
   }
   return std::nullopt;
 }
-
 
 static char foldDim(StringRef Step) {
   Expected<RewriteParams> P = RewriteParams::parse(Step);
@@ -148,8 +147,8 @@ std::vector<FoldProposal> proposeFolds(const AgentContext &Ctx,
           {Fold,
            "launch:kernel=" + P->Kernel + ",fold-" + Dim + "=" +
                std::to_string(K) + (Exact ? ",fold-exact=1" : ""),
-           "blocks of " + std::to_string(Threads) + " threads: " +
-               std::to_string(K) + " of the grid's " + Dim +
+           "blocks of " + std::to_string(Threads) +
+               " threads: " + std::to_string(K) + " of the grid's " + Dim +
                " blocks as the rows of one (" + std::to_string(Threads * K) +
                " threads), so that an SM's block slots no longer limit the "
                "threads it runs"});
@@ -158,7 +157,8 @@ std::vector<FoldProposal> proposeFolds(const AgentContext &Ctx,
 }
 
 std::vector<CoarsenProposal>
-coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) {
+coarsenProposals(const AgentContext &Ctx,
+                 const std::vector<std::string> &Base) {
   std::vector<CoarsenProposal> Out;
   // warp-reduce and register-cache replace the tree and the row that
   // coarsen reads; after them it does not apply.
@@ -190,7 +190,11 @@ coarsenProposals(const AgentContext &Ctx, const std::vector<std::string> &Base) 
                          " threads reducing one value each: each thread "
                          "runs " +
                          Fs + " of them (" + Fs +
-                         " consecutive elements), the block divided by " + Fs});
+                         " consecutive elements), the block divided by " + Fs +
+                         (StringRef(Step).contains("loads=packs")
+                              ? "; the loads as whole 4-16-byte packs, read "
+                                "from them"
+                              : "")});
     }
   }
   return Out;

@@ -41,6 +41,7 @@
 //   macros and preprocessor conditionals in the body.
 //
 //===----------------------------------------------------------------------===//
+#include "CoarsenLoads.h"
 #include "CoarsenScan.h"
 #include "CoarsenStores.h"
 #include "Dataflow.h"
@@ -91,7 +92,15 @@ public:
                      {""},
                      "the integer parameter that equals the original block's "
                      "threads (the spec's block)"};
-    return {Factor, Extent};
+    ParamDesc Loads{"loads",
+                    RewriteParamKind::Enum,
+                    "elements",
+                    {"elements", "packs"},
+                    "packs: the first per-thread value loaded before the "
+                    "leaf is loaded as 4-16-byte packs and read from them "
+                    "(CoarsenLoads.h)"};
+    Loads.Choices = {"elements", "packs"};
+    return {Factor, Extent, Loads};
   }
 
 protected:
@@ -104,6 +113,7 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
   int64_t C = 8;
   StringRef(P.getString("factor", "8")).getAsInteger(10, C);
   std::string ExtentName = P.getString("extent", "");
+  bool Packs = P.getString("loads", "elements") == "packs";
   ASTContext &Ctx = RC.getASTContext();
   const SourceManager &SM = RC.getSourceManager();
   std::vector<PlannedSite> Sites;
@@ -127,66 +137,17 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     }
     // The tree, at the top of the body, after its leaf and barrier.
     std::vector<const Stmt *> Top(Body->body_begin(), Body->body_end());
-    TreeMatch M;
-    size_t T = 0;
-    unsigned Trees = 0;
-    std::string TreeWhy;
-    for (const Stmt *L : collectLoops(Body)) {
-      if (!isHalvingLoop(L))
-        continue;
-      TreeMatch Try;
-      std::string Why = matchTree(Ctx, K, cast<ForStmt>(L), Try);
-      if (!Why.empty()) {
-        TreeWhy = Why;
-        continue;
-      }
-      ++Trees;
-      M = Try;
-    }
-    if (Trees != 1) {
-      Refuse(Trees
-                 ? "it holds more than one tree reduction"
-                 : "no shared-memory tree reduction" +
-                       (TreeWhy.empty() ? std::string() : " (" + TreeWhy + ")"),
-             SourceLocation());
+    CoarsenTree Tree;
+    SourceLocation TreeLoc;
+    if (std::string Why = findCoarsenTree(Ctx, K, Body, Tree, TreeLoc);
+        !Why.empty()) {
+      Refuse(Why, TreeLoc);
       continue;
     }
-    auto TopIt = llvm::find(Top, static_cast<const Stmt *>(M.Loop));
-    T = TopIt - Top.begin();
+    const TreeMatch &M = Tree.M;
+    size_t T = Tree.T;
     const VarDecl *A = M.Array;
-    const BinaryOperator *Leaf = nullptr;
-    if (TopIt != Top.end() && T >= 2) {
-      const auto *Bar = dyn_cast<CallExpr>(Top[T - 1]);
-      const auto *L = dyn_cast<BinaryOperator>(Top[T - 2]);
-      const auto *Sub =
-          L && L->getOpcode() == BO_Assign
-              ? dyn_cast<ArraySubscriptExpr>(L->getLHS()->IgnoreParens())
-              : nullptr;
-      if (Bar && getCalleeName(Bar) == "__syncthreads" && Sub &&
-          getReferencedVar(Sub->getBase()) == A &&
-          getBuiltinVarName(stripIntCasts(Sub->getIdx())) == "threadIdx.x")
-        Leaf = L;
-    }
-    if (!Leaf) {
-      Refuse("the tree is not at the top of the body right after `" +
-                 A->getNameAsString() +
-                 "[threadIdx.x] = ...; __syncthreads();`",
-             M.Loop->getBeginLoc());
-      continue;
-    }
-    // From a review: `(blockDim.x + 31) / 32 * 16` halves every block of
-    // 32 threads and more, but not the coarsened 16, whose tree then adds
-    // elements no thread wrote.
-    if (!isHalfBlock(M.Loop)) {
-      bool Follows = StringRef(M.FirstStride).contains("blockDim.x");
-      Refuse("the tree's first stride `" + M.FirstStride +
-                 (Follows ? "` is not blockDim.x / 2 (the coarsened tree "
-                            "must reduce its block whole)"
-                          : "` does not follow blockDim.x (a smaller block "
-                            "would read past it)"),
-             M.Loop->getBeginLoc());
-      continue;
-    }
+    const BinaryOperator *Leaf = Tree.Leaf;
     CoarsenScan Scan(SM, A);
     Scan.TraverseStmt(const_cast<CompoundStmt *>(Body));
     checkReach(SM, K, Scan);
@@ -358,8 +319,19 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
           Uniform.insert(V);
     std::string NotAffine = markRisingStores(
         RC, Stores, AffineScope{CV, Uniform, PerThread}, Scan.ThreadX, C, CVar);
+    PackedLoad Load;
+    if (Packs) {
+      std::string LoadWhy = findPackedLoad(
+          RC, Body, ArrayRef<const Stmt *>(Top).slice(U, T - 2 - U),
+          AffineScope{CV, Uniform, PerThread}, C, CVar, Taken, Load);
+      if (!LoadWhy.empty()) {
+        Refuse("loads=packs: " + LoadWhy, SourceLocation());
+        continue;
+      }
+    }
     auto Rewritten = [&](const Stmt *S) {
       TextEdits Edits = copyEdits(SM, S, Scan.ThreadX, PerThread, TVar, CVar);
+      editPackedReads(Load, Edits);
       for (const CombinedStore &St : Stores)
         if (inRange(SM, St.Store->getBeginLoc(), S))
           Edits.push_back(
@@ -380,9 +352,9 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
     };
     auto Stmts = [&](size_t From, size_t To) {
       std::string Out;
-      for (size_t I = From; I < To; ++I) {
-        Out += Rewritten(Top[I]) + "\n";
-      }
+      for (size_t I = From; I < To; ++I)
+        if (Top[I] != Load.Load && Top[I] != Load.VDecl)
+          Out += Rewritten(Top[I]) + "\n";
       return Out;
     };
     auto Original = [&](size_t From, size_t To) {
@@ -410,12 +382,22 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
       return SM.isBeforeInTranslationUnit(X->getLocation(), Y->getLocation());
     });
     for (const VarDecl *V : Arrays)
-      OS << V->getType().getUnqualifiedType().getAsString(PP) << " "
-         << V->getNameAsString() << "[" << C << "];\n";
-    OS << M.ElemType << " " << Acc << ";\n" << Loop << Stmts(U, T - 2);
+      if (V != Load.V)
+        OS << V->getType().getUnqualifiedType().getAsString(PP) << " "
+           << V->getNameAsString() << "[" << C << "];\n";
+    OS << M.ElemType << " " << Acc << ";\n";
+    if (Load.V) {
+      size_t At = llvm::find(Top, Load.Load) - Top.begin();
+      OS << declarePackedLoad(Load, C) << Loop << Stmts(U, At) << "}\n"
+         << writePackedLoad(RC, Load, Scan.ThreadX, PerThread, C, CVar, TVar)
+         << Loop << Stmts(At + 1, T - 2);
+    } else {
+      OS << Loop << Stmts(U, T - 2);
+    }
     {
       TextEdits Edits =
           copyEdits(SM, Leaf->getRHS(), Scan.ThreadX, PerThread, TVar, CVar);
+      editPackedReads(Load, Edits);
       // Converted as the leaf's store converts it.
       std::string X = "static_cast<" + M.ElemType + ">(" +
                       spliceText(RC, Leaf->getRHS()->getSourceRange(), Edits) +
@@ -447,8 +429,15 @@ Coarsen::plan(RewriteContext &RC, const RewriteParams &P) const {
         What + std::string(getTreeOpName(M.Op)) + " of '" +
         A->getNameAsString() + "': each thread runs threads " +
         "threadIdx.x * " + Cs + " + c, c < " + Cs + " (" +
-        std::to_string(PerThread.size()) +
+        std::to_string(PerThread.size() - (Load.V ? 1 : 0)) +
         " per-thread local(s) become arrays); guard: " + Guard +
+        (Load.V ? "; '" + Load.V->getNameAsString() + "' loaded as " +
+                      std::to_string(Load.Packs) + " pack(s) of " +
+                      std::to_string(Load.PackBytes) +
+                      " bytes where every guard holds and the elements are "
+                      "consecutive and aligned, else one by one, and read "
+                      "from them"
+                : std::string()) +
         "; fallback: the original; launch:block-x-div=" + Cs +
         (Stores.empty() ? std::string()
                         : "; " + std::to_string(Stores.size()) +

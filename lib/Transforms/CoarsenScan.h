@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_COARSENSCAN_H
 #define ASTRA_LIB_TRANSFORMS_COARSENSCAN_H
 
+#include "WarpReduceMatch.h"
 #include "astra/Transforms/Rewrite.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -47,6 +48,22 @@ struct CoarsenScan : clang::RecursiveASTVisitor<CoarsenScan> {
   bool VisitGotoStmt(clang::GotoStmt *S);
   bool VisitIndirectGotoStmt(clang::IndirectGotoStmt *S);
 };
+
+/// The one tree reduction of a kernel (WarpReduceMatch.h), at the top of its
+/// body right after its leaf `a[threadIdx.x] = X;` and a barrier, its first
+/// stride blockDim.x / 2.
+struct CoarsenTree {
+  TreeMatch M;
+  size_t T = 0; ///< the tree's index among the body's statements
+  const clang::BinaryOperator *Leaf = nullptr;
+};
+
+/// Finds \p K's tree in \p Body; returns why there is none (and where, in
+/// \p WhyLoc), or empty.
+std::string findCoarsenTree(clang::ASTContext &Ctx,
+                            const clang::FunctionDecl *K,
+                            const clang::CompoundStmt *Body, CoarsenTree &Out,
+                            clang::SourceLocation &WhyLoc);
 
 /// Whether a function reads threadIdx or blockDim.
 struct ReadsIndex : clang::RecursiveASTVisitor<ReadsIndex> {

@@ -35,6 +35,7 @@ __global__ void scale(float *out, const float *in, float s, int n) {
 // CHECK-NEXT: list-rewrites.cu:11:3: register-cache:packs=2 scale scale:L0: does not apply: no later loop
 // CHECK-NEXT: list-rewrites.cu:11:3: register-cache:packs=8 scale scale:L0: does not apply: no later loop{{.*}}
 // CHECK-NEXT: list-rewrites.cu:10:17: coarsen scale: does not apply: coarsen of scale by 8: no shared-memory tree reduction
+// CHECK-NEXT: list-rewrites.cu:10:17: coarsen:loads=packs scale: does not apply: coarsen of scale by 8: no shared-memory tree reduction
 // CHECK-NEXT: list-rewrites.cu:10:17: fold-blocks scale: does not apply: fold-blocks of scale (blockIdx.y): it does not read blockIdx.y
 // CHECK-NEXT: list-rewrites.cu:10:17: fold-blocks:dim=x scale: does not apply: fold-blocks of scale (blockIdx.x): it does not read blockIdx.x
 // CHECK-NEXT: list-rewrites.cu:10:17: launch scale: does not apply: launch of scale: nothing to change: give a tunable variable of the spec (B=512), grid-x-div, block-x-div, fold-x, fold-y, block, or min-threads with small-entry=1

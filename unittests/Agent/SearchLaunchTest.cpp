@@ -37,4 +37,24 @@ TEST(SearchLaunch, CoarsenFactorsFitTheOutputPack) {
   EXPECT_TRUE(coarsenProposals(Ctx, {"warp-reduce:loop=k:L1"}).empty());
 }
 
+TEST(SearchLaunch, CoarsenPackedLoadsComeAfterTheElementLoads) {
+  AgentContext Ctx;
+  Ctx.CoarsenSteps = {"coarsen:kernel=k,extent=g",
+                      "coarsen:kernel=k,extent=g,loads=packs"};
+  Ctx.OutputPackWidth = 8;
+  Ctx.BlockThreadsAfter = [](const std::vector<std::string> &) {
+    return uint64_t(128);
+  };
+  std::vector<std::string> Got;
+  for (const CoarsenProposal &P : coarsenProposals(Ctx, {}))
+    Got.push_back(P.Coarsen);
+  EXPECT_EQ(Got, (std::vector<std::string>{
+                     "coarsen:kernel=k,extent=g,factor=8",
+                     "coarsen:kernel=k,extent=g,factor=4",
+                     "coarsen:kernel=k,extent=g,factor=2",
+                     "coarsen:kernel=k,extent=g,loads=packs,factor=8",
+                     "coarsen:kernel=k,extent=g,loads=packs,factor=4",
+                     "coarsen:kernel=k,extent=g,loads=packs,factor=2"}));
+}
+
 } // namespace

@@ -92,7 +92,7 @@ prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
 ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"; cand_dir=""
 flashinfer=""; fi_opts=()
-lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/register-cache-gpu.test Transforms/unroll-vectorized-gpu.test Transforms/coarsen-loads-gpu.test"
+lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/warp-reduce-tuple-gpu.test Transforms/register-cache-gpu.test Transforms/unroll-vectorized-gpu.test Transforms/coarsen-loads-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;

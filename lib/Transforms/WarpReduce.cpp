@@ -1,7 +1,10 @@
 //===- WarpReduce.cpp - Shared-memory trees become warp shuffles ----------===//
 //
-// warp-reduce[:shuffle=xor|down]
-//   A shared-memory tree reduction (sum, max or min; WarpReduceMatch.h)
+// warp-reduce[:shuffle=xor|down|tree]
+//   A tree whose step is any other code (an arg-max), or any tree with
+//   shuffle=tree, takes the tuple form: the original's pairs in its order,
+//   bit-exact (WarpReduceTuple.cpp). What follows is the form of a
+//   shared-memory tree reduction (sum, max or min; WarpReduceMatch.h)
 //
 //     __syncthreads();
 //     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -60,18 +63,22 @@ class WarpReduce : public Rewrite {
 public:
   StringRef getName() const override { return "warp-reduce"; }
   StringRef getDescription() const override {
-    return "shared-memory tree reduction (sum, max, min) -> warp shuffles + "
-           "one shared stage, guarded on blockDim.x % 32 == 0; the tree is "
-           "the fallback";
+    return "shared-memory tree reduction (sum, max, min, or any step over "
+           "a[tid] and a[tid + s] of __shared__ arrays, e.g. an arg-max) -> "
+           "warp shuffles + one shared stage, guarded on blockDim.x % 32 == "
+           "0; the tree is the fallback";
   }
   std::vector<ParamDesc> getParams() const override {
     ParamDesc Shuffle{"shuffle",
                       RewriteParamKind::Enum,
                       "xor",
-                      {"xor", "down"},
+                      {"xor", "down", "tree"},
                       "xor: __shfl_xor_sync (every lane gets the result); "
-                      "down: __shfl_down_sync (lane 0 does)"};
-    Shuffle.Choices = {"xor", "down"};
+                      "down: __shfl_down_sync (lane 0 does); tree: the "
+                      "original's pairs in its order (bit-exact for any "
+                      "step; the only form of a tree whose step is not one "
+                      "sum, max or min, e.g. an arg-max)"};
+    Shuffle.Choices = {"xor", "down", "tree"};
     return {Shuffle};
   }
   Scope getScope() const override { return Scope::Loop; }
@@ -84,6 +91,16 @@ protected:
 struct Names {
   std::string Partial, Value, Offset;
 };
+
+/// Whether matchTree refused a tree for its step's shape (several
+/// statements, another operator), which the tuple form may take; its other
+/// reasons (a user's max function, ...) say more than the tuple form's.
+bool isStepShapeReason(StringRef Why) {
+  return Why.starts_with("the tree step has ") ||
+         Why.starts_with("the tree step is not ") ||
+         Why.starts_with("the tree step combines with ") ||
+         Why.starts_with("the tree step does not ");
+}
 
 std::string combine(const TreeMatch &M, StringRef A, StringRef B) {
   if (M.Op == TreeOp::Sum)
@@ -148,7 +165,8 @@ std::string generate(const TreeMatch &M, const Names &N, bool Xor,
 
 Expected<std::vector<Rewrite::PlannedSite>>
 WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
-  bool Xor = P.getString("shuffle", "xor") == "xor";
+  std::string Shuffle = P.getString("shuffle", "xor");
+  bool Xor = Shuffle == "xor";
   ASTContext &Ctx = RC.getASTContext();
   std::vector<PlannedSite> Sites;
   StringSet<> Taken;
@@ -156,7 +174,7 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
     std::string Kernel = K->getNameAsString();
     DenseMap<const Stmt *, std::string> LoopIds = getLoopIds(K);
     // First every tree, then the reads of each array around its trees.
-    std::vector<std::pair<RewriteSite, TreeMatch>> Found;
+    std::vector<std::tuple<RewriteSite, TreeMatch, TupleTree, bool>> Found;
     for (const Stmt *Loop : collectLoops(K->getBody())) {
       if (!isHalvingLoop(Loop))
         continue;
@@ -166,7 +184,26 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
       Site.Loc = RC.getDiagLoc(Loop->getBeginLoc());
       Site.Selected = isSelected(P, Kernel, Site.LoopId);
       TreeMatch M;
+      TupleTree T;
+      bool Tuple = false;
       Site.Detail = matchTree(Ctx, K, cast<ForStmt>(Loop), M);
+      if (!Site.Detail.empty() || Shuffle == "tree") {
+        // Any other step, or the original's order asked for: the tuple
+        // form (WarpReduceTuple.cpp), when the step allows it.
+        bool FrameOk = false;
+        std::string Why =
+            matchTupleTree(Ctx, K, cast<ForStmt>(Loop), T, FrameOk);
+        if (Why.empty()) {
+          Tuple = true;
+          Site.Detail.clear();
+        } else if (Site.Detail.empty()) {
+          Site.Detail = "shuffle=tree: " + Why; // a sum, max or min
+        } else if (FrameOk && isStepShapeReason(Site.Detail)) {
+          Site.Detail = Why; // why the step is not a tuple tree's either
+        }
+        if (Tuple && hasConditionalDirective(RC, Loop->getSourceRange()))
+          Site.Detail = "the tree loop holds a preprocessor conditional";
+      }
       if (Site.Detail.empty()) {
         DynTypedNodeList Ps = Ctx.getParents(*Loop);
         std::string Macro = getMacroReason(RC, Loop->getSourceRange());
@@ -176,18 +213,32 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
           Site.Detail = "the tree loop is " + Macro;
       }
       Site.Applicable = Site.Detail.empty();
-      Found.push_back({Site, M});
+      Found.push_back({Site, M, T, Tuple});
     }
-    for (auto &[Site, M] : Found) {
+    for (auto &[Site, M, T, Tuple] : Found) {
       if (Site.Applicable) {
         // Reads in other trees on the array count: a tree after this one
         // with no refill between reduces the partial results this one
         // leaves, which the rewritten tree does not.
+        const ForStmt *Loop = Tuple ? T.Frame.Loop : M.Loop;
         SmallPtrSet<const Stmt *, 1> Self;
-        Self.insert(M.Loop);
-        std::string Why = checkLaterReads(Ctx, K, M.Array, Self);
-        if (Why.empty())
-          Why = checkTreeRerun(Ctx, K, M.Array, M.Loop);
+        Self.insert(Loop);
+        SmallVector<const VarDecl *, 2> Arrays;
+        if (Tuple) {
+          for (const TupleMember &TM : T.Members)
+            if (TM.Written) // the others keep their contents
+              Arrays.push_back(TM.Array);
+        } else {
+          Arrays.push_back(M.Array);
+        }
+        std::string Why;
+        for (const VarDecl *A : Arrays) {
+          Why = checkLaterReads(Ctx, K, A, Self);
+          if (Why.empty())
+            Why = checkTreeRerun(Ctx, K, A, Loop);
+          if (!Why.empty())
+            break;
+        }
         if (!Why.empty()) {
           Site.Applicable = false;
           Site.Detail = Why;
@@ -195,6 +246,37 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
       }
       if (!Site.Applicable) {
         Sites.push_back({Site, nullptr});
+        continue;
+      }
+      if (Tuple) {
+        // Names of its own per site: they live in the guarded block, so
+        // the text of a site does not depend on what other sites took.
+        std::string Arrays;
+        TupleNames N;
+        StringSet<> Taken;
+        for (const TupleMember &TM : T.Members) {
+          Arrays += (Arrays.empty() ? "'" : ", '") +
+                    TM.Array->getNameAsString() + "' (" + TM.ElemType + ")";
+          N.Own.push_back(makeFreshName(Ctx, "treeOwn", Taken));
+          N.Partner.push_back(makeFreshName(Ctx, "treePartner", Taken));
+          N.Partial.push_back(makeFreshName(Ctx, "treePartial", Taken));
+        }
+        N.Warps = makeFreshName(Ctx, "treeWarps", Taken);
+        N.Lane = makeFreshName(Ctx, "treeLane", Taken);
+        N.Offset = makeFreshName(Ctx, "treeOffset", Taken);
+        Site.Detail = "the tree over " + Arrays +
+                      " by __shfl_down_sync in the original's pairs and "
+                      "order (lane l of warp w holds node l * warps + w; "
+                      "bit-exact) + one shared stage; guard: " +
+                      getTupleGuard(T) + "; fallback: the tree";
+        const ForStmt *Loop = T.Frame.Loop;
+        std::string Text =
+            generateTupleTree(RC, T, N,
+                              RC.getIndent(Loop->getBeginLoc()) +
+                                  RC.getText(Loop->getSourceRange()).str());
+        Sites.push_back({Site, [Loop, Text](EditBatch &Edits) {
+                           Edits.replaceBlock(Loop->getSourceRange(), Text);
+                         }});
         continue;
       }
       Site.ChangesRounding = M.Op == TreeOp::Sum && M.FloatElem;

@@ -139,9 +139,10 @@ bool isHalvingLoop(const Stmt *Loop) {
           (Op == BO_Div && isIntLiteral(R2, 2)));
 }
 
-std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
-                      const ForStmt *Loop, TreeMatch &M, bool NeedBarrier) {
-  M.Loop = Loop;
+std::string matchTreeFrame(ASTContext &Ctx, const FunctionDecl *K,
+                           const ForStmt *Loop, TreeFrame &F,
+                           bool NeedBarrier) {
+  F.Loop = Loop;
   const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
   const VarDecl *S = Init && Init->isSingleDecl()
                          ? dyn_cast<VarDecl>(Init->getSingleDecl())
@@ -161,7 +162,8 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
   if (!isInvariant(Ctx, S->getInit(), ChangedVars(Ctx, K, Loop), Why,
                    /*AllowIntDivision=*/true))
     return "the first stride cannot be evaluated again by the guard: " + Why;
-  M.FirstStride = getStmtText(Ctx, S->getInit());
+  F.Stride = S;
+  F.FirstStride = getStmtText(Ctx, S->getInit());
   BinaryOperatorKind Op;
   const Expr *L, *R;
   if (!Loop->getCond() || !matchBinary(Loop->getCond(), Op, L, R) ||
@@ -198,14 +200,46 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
     if (!matchBinary(Cond, Op, C1, C2) || Op != BO_LAnd)
       return "the condition is not `tid < s` (tid: threadIdx.x)";
     if (IsTidLtS(C1) && IsPartnerInBlock(C2))
-      M.BoundsCheck = true;
+      F.BoundsCheck = true;
     else if (IsTidLtS(C2) && IsPartnerInBlock(C1))
-      M.BoundsCheck = true;
+      F.BoundsCheck = true;
     else
       return "the condition is not `tid < s` or `tid < s && tid + s < "
              "blockDim.x` (tid: threadIdx.x)";
   }
-  const Stmt *Then = If->getThen();
+  F.Step = If;
+  if (!NeedBarrier)
+    return "";
+  // The tree starts from a[0, blockDim.x) as the threads left it: a barrier
+  // right before it.
+  auto [Self, Parent] = getInCompound(Ctx, Loop);
+  if (!Parent)
+    return "the loop is not directly inside a { } block";
+  const Stmt *Prev = nullptr;
+  for (const Stmt *C : Parent->body()) {
+    if (C == Self)
+      break;
+    Prev = C;
+  }
+  if (!Prev || !isCallTo(Prev, "__syncthreads"))
+    return "no __syncthreads() right before the tree";
+  return "";
+}
+
+std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
+                      const ForStmt *Loop, TreeMatch &M, bool NeedBarrier) {
+  M.Loop = Loop;
+  TreeFrame F;
+  std::string Why = matchTreeFrame(Ctx, K, Loop, F, NeedBarrier);
+  if (!Why.empty())
+    return Why;
+  M.FirstStride = F.FirstStride;
+  M.BoundsCheck = F.BoundsCheck;
+  const VarDecl *S = F.Stride;
+  TidMatcher IsTid(Ctx, K);
+  BinaryOperatorKind Op;
+  const Expr *Dst, *Src;
+  const Stmt *Then = F.Step->getThen();
   if (const auto *CS = dyn_cast<CompoundStmt>(Then)) {
     if (CS->size() != 1)
       return "the tree step has " + std::to_string(CS->size()) +
@@ -213,7 +247,6 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
     Then = CS->body_front();
   }
   const auto *StepE = dyn_cast<Expr>(Then);
-  const Expr *Dst, *Src;
   if (!StepE || !matchBinary(StepE->IgnoreParenImpCasts(), Op, Dst, Src) ||
       !BinaryOperator::isAssignmentOp(Op))
     return "the tree step is not an assignment `a[tid] = ...`";
@@ -245,7 +278,7 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
     // finds CUDA's. std::max or a function of the project's may be another
     // one: `(a < b) ? b : a` keeps a NaN or a -0.0 depending on the order
     // of its operands, which the shuffles change.
-    std::string Why = checkCombine(Call, Fn);
+    Why = checkCombine(Call, Fn);
     if (!Why.empty())
       return Why;
     if (Call->getNumArgs() != 2 ||
@@ -271,23 +304,13 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
            "warp shuffles move)";
   M.ElemType = ET.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
   M.FloatElem = ET->isRealFloatingType();
-
-  // The tree starts from a[0, blockDim.x) as the threads left it: a barrier
-  // right before it.
-  if (!NeedBarrier)
-    return "";
-  auto [Self, Parent] = getInCompound(Ctx, Loop);
-  if (!Parent)
-    return "the loop is not directly inside a { } block";
-  const Stmt *Prev = nullptr;
-  for (const Stmt *C : Parent->body()) {
-    if (C == Self)
-      break;
-    Prev = C;
-  }
-  if (!Prev || !isCallTo(Prev, "__syncthreads"))
-    return "no __syncthreads() right before the tree";
   return "";
+}
+
+const VarDecl *getTreeElemArray(ASTContext &Ctx, const FunctionDecl *K,
+                                const Expr *E, const VarDecl *S, bool Partner) {
+  const VarDecl *A = nullptr;
+  return isElem(E, A, S, TidMatcher(Ctx, K), Partner) ? A : nullptr;
 }
 
 bool isTidElement(ASTContext &Ctx, const FunctionDecl *K, const Expr *E,

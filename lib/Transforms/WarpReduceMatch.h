@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
 #define ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
 
+#include "astra/Transforms/Rewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
@@ -42,6 +43,55 @@ struct TreeMatch {
   bool FloatElem = false;
 };
 
+/// The loop of a tree, whatever its step:
+///
+///   __syncthreads();
+///   for (int s = S0; s > 0; s >>= 1) {
+///     if (tid < s [&& tid + s < blockDim.x]) STEP
+///     __syncthreads();
+///   }
+struct TreeFrame {
+  const clang::ForStmt *Loop = nullptr;
+  const clang::VarDecl *Stride = nullptr; ///< s
+  const clang::IfStmt *Step = nullptr;    ///< the if; STEP is its then
+  std::string FirstStride;                ///< S0 as written
+  bool BoundsCheck = false;               ///< partners past blockDim.x skipped
+};
+
+/// Matches the loop of a tree (TreeFrame); empty or the reason it is not
+/// one. \p NeedBarrier as for matchTree.
+std::string matchTreeFrame(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                           const clang::ForStmt *Loop, TreeFrame &F,
+                           bool NeedBarrier = true);
+
+/// One array of a tuple tree: its elements become a register per thread.
+struct TupleMember {
+  const clang::VarDecl *Array = nullptr;
+  std::string ElemType; ///< unqualified element type, as C++ text
+  bool Written = false; ///< the step stores a[tid]
+};
+
+/// A tree whose step is any code that combines a[tid] and a[tid + s] of one
+/// or more __shared__ arrays (an arg-max: value and index) with locals and
+/// pure math, and stores only a[tid] (WarpReduceTuple.cpp).
+struct TupleTree {
+  TreeFrame Frame;
+  std::vector<TupleMember> Members;
+  /// Each access of the step: its member, and whether it is a[tid + s].
+  struct Access {
+    const clang::ArraySubscriptExpr *E = nullptr;
+    unsigned Member = 0;
+    bool Partner = false;
+  };
+  std::vector<Access> Accesses;
+};
+
+/// Matches \p Loop as a tuple tree. Returns an empty string and fills \p T,
+/// or the reason; \p FrameOk tells whether the loop was a tree's at all.
+std::string matchTupleTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                           const clang::ForStmt *Loop, TupleTree &T,
+                           bool &FrameOk);
+
 /// Whether \p Loop halves a variable each iteration (`s >>= 1`, `s /= 2`):
 /// the loops warp-reduce reports on.
 bool isHalvingLoop(const clang::Stmt *Loop);
@@ -53,6 +103,14 @@ bool isHalvingLoop(const clang::Stmt *Loop);
 std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                       const clang::ForStmt *Loop, TreeMatch &M,
                       bool NeedBarrier = true);
+
+/// The array of \p E when it is `a[tid]` (\p Partner false) or
+/// `a[tid + s]` (\p Partner true; s is \p S), tid being threadIdx.x or a
+/// local that holds it; null otherwise.
+const clang::VarDecl *getTreeElemArray(clang::ASTContext &Ctx,
+                                       const clang::FunctionDecl *K,
+                                       const clang::Expr *E,
+                                       const clang::VarDecl *S, bool Partner);
 
 /// Whether \p E is `Array[tid]`, tid being threadIdx.x or a local that holds
 /// it.
@@ -95,6 +153,26 @@ bool refillRunsInEveryThread(
     clang::ASTContext &Ctx, const clang::FunctionDecl *K,
     const clang::Stmt *Refill, clang::SourceLocation After,
     llvm::function_ref<bool(const clang::Stmt *)> HoldsTree);
+
+/// Whether \p E, evaluated at \p At, has one value in every thread of the
+/// block (WarpReduceUniform.cpp: built-ins other than threadIdx, parameters
+/// and locals that never change, the counters of uniform for loops around
+/// \p At, pure math of those).
+bool isUniformAt(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+                 const clang::Stmt *At, const clang::Expr *E);
+
+/// Names the tuple-tree form declares (fresh in the file).
+struct TupleNames {
+  std::vector<std::string> Own, Partner, Partial; ///< one per member
+  std::string Warps, Lane, Offset;
+};
+
+/// The guard of the tuple-tree form of \p T.
+std::string getTupleGuard(const TupleTree &T);
+
+/// The tuple-tree form of \p T with the tree \p LoopText as its fallback.
+std::string generateTupleTree(RewriteContext &RC, const TupleTree &T,
+                              const TupleNames &N, llvm::StringRef LoopText);
 
 const char *getTreeOpName(TreeOp Op);
 

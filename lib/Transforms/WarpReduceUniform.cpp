@@ -207,6 +207,17 @@ static bool runsInEveryThread(ASTContext &Ctx, const FunctionDecl *K,
   return true;
 }
 
+bool isUniformAt(ASTContext &Ctx, const FunctionDecl *K, const Stmt *At,
+                 const Expr *E) {
+  Uniformity U(Ctx, K);
+  // The counters of the for loops around: uniform where the loop is.
+  for (const Stmt *Cur = At, *P = getParentStmt(Ctx, At); P;
+       Cur = P, P = getParentStmt(Ctx, P))
+    if (const auto *F = dyn_cast<ForStmt>(P); F && Cur == F->getBody())
+      U.loop(F);
+  return U.expr(E);
+}
+
 namespace {
 /// The returns, breaks and continues of a function.
 struct Exits : RecursiveASTVisitor<Exits> {

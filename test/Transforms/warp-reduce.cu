@@ -183,14 +183,20 @@ __global__ void halves(__half *out, const __half *in) {
 // LIST: warp-reduce.cu:[[SUM:[0-9]+]]:3: warp-reduce sum_tree sum_tree:L1: applies: sum of 'buf' (float) by __shfl_xor_sync (full mask) + one shared stage; guard: blockDim.x % 32 == 0 && blockDim.y * blockDim.z == 1 && 2 * (blockDim.x >> 1) == blockDim.x && ((blockDim.x >> 1) & ((blockDim.x >> 1) - 1)) == 0; fallback: the tree
 // LIST: warp-reduce min_int min_int:L0: applies: min of 'm' (int) by __shfl_xor_sync
 // LIST: warp-reduce bounded_max bounded_max:L1: applies: max of 'v' (float)
-// LIST: warp-reduce bounded_max bounded_max:L2: does not apply: the tree step is not an assignment `a[tid] = ...`
+// LIST: warp-reduce bounded_max bounded_max:L2: applies: the tree over 'v' (float), 'idx' (int) by __shfl_down_sync in the original's pairs and order (lane l of warp w holds node l * warps + w; bit-exact) + one shared stage; guard: blockDim.x % 32 == 0 && blockDim.y * blockDim.z == 1 && 2 * first == blockDim.x && ((blockDim.x / 32) & (blockDim.x / 32 - 1)) == 0; fallback: the tree
 // LIST: warp-reduce leftovers leftovers:L0: does not apply: line {{[0-9]+}} reads buf[threadIdx.x] after a tree without refilling the array first; the rewritten tree leaves only buf[0] as the original does
 // LIST: warp-reduce no_barrier no_barrier:L0: does not apply: no __syncthreads() right before the tree
-// LIST: warp-reduce product product:L0: does not apply: the tree step combines with '*='; only a sum, max or min is rewritten
+// LIST: warp-reduce product product:L0: applies: the tree over 'buf' (double) by __shfl_down_sync in the original's pairs and order
 // LIST: warp-reduce halves halves:L0: does not apply: 'buf' is not an array of 32- or 64-bit integers or floats (what warp shuffles move)
 // LIST: warp-reduce:shuffle=down sum_tree sum_tree:L1: applies: sum of 'buf' (float) by __shfl_down_sync
 
-// A float sum is regrouped; an int min is exact.
+// A float sum is regrouped, but not in the original's order (shuffle=tree);
+// an int min is exact. A tree that only the tuple form takes is one option.
 // OPTS: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=sum_tree:L1: sum of 'buf' {{.*}}; fallback: the tree [changes rounding]
 // OPTS-NEXT: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=sum_tree:L1,shuffle=down: sum
+// OPTS-NEXT: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=sum_tree:L1,shuffle=tree: the tree over 'buf' (float) {{.*}}; fallback: the tree{{$}}
 // OPTS-NEXT: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=min_int:L0: min of 'm' (int) {{.*}}; fallback: the tree{{$}}
+// OPTS: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=bounded_max:L2: the tree over 'v' (float), 'idx' (int)
+// OPTS-NOT: warp-reduce:loop=bounded_max:L2,shuffle=
+// OPTS: warp-reduce.cu:{{[0-9]+}}:3: warp-reduce:loop=product:L0: the tree over 'buf' (double)
+// OPTS-NOT: warp-reduce:loop=product:L0,shuffle=

@@ -16,13 +16,6 @@
 #define DIV 1
 #endif
 
-static uint64_t fnv(const void *P, size_t N, uint64_t H = 1469598103934665603ull) {
-  const unsigned char *B = static_cast<const unsigned char *>(P);
-  for (size_t I = 0; I < N; ++I)
-    H = (H ^ B[I]) * 1099511628211ull;
-  return H;
-}
-
 int main() {
   uint32_t Seed = 12345;
   auto Next = [&] {
@@ -45,8 +38,8 @@ int main() {
                    Q.data(), S.data(),
                    static_cast<const __nv_bfloat16 *>(X.data() + Off), D, Gs);
         printf("gs=%d d=%d off=%d q=%016llx scales=%016llx\n", Gs, D, Off,
-               (unsigned long long)fnv(Q.data(), Q.size()),
-               (unsigned long long)fnv(S.data(), S.size() * sizeof(float)));
+               (unsigned long long)emu_hash(Q.data(), Q.size()),
+               (unsigned long long)emu_hash(S.data(), S.size() * sizeof(float)));
       }
   return 0;
 }

@@ -9,6 +9,7 @@
 #                      [--ceiling [--achieved FILE]]
 #                      [--replay [--steps DIR] [--candidates DIR]]
 #                      [--flashinfer DIR [--flashinfer-options N-M]]
+#                      [--experiment FILE.cu]...
 #
 #  1. runs the GPU lit tests (test/Harness: the adversarial corpus, the
 #     control run, both backends; test/Agent; test/Build: examples/vecops
@@ -67,6 +68,11 @@
 #     one (one line, e.g. `B=256` or `block-x-div=16,fold-y=16`: docs/
 #     harness.md, "Launch overrides"), as rows of the same table (a
 #     candidate is never a kernel's plan: it counts as a variant);
+#  2h. with --experiment FILE.cu (repeatable; e.g. bench/experiments/
+#     group-int8-h200.cu: hand-written forms of a kernel timed against the
+#     copy of the same bytes, to learn what a rewrite should emit before it
+#     is built), builds it with nvcc -O3 -arch=sm_90 and runs it, its output
+#     in OUT/experiments/<name>.txt and echoed;
 #  3. prints a short table last: per kernel, the largest shape's median time,
 #     achieved bandwidth and % of the measured copy bandwidth, the control
 #     ratio and whether every shape was correct.
@@ -91,7 +97,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=""; tests=""; kernels=""; tools=""; out="$PWD/gpu-check-out"
 skip_lit=0; skip_suite=0; agent_suite=0; backends=0; profile=0; plans=""
 ceiling=0; achieved=""; replay=0; steps_dir="$here/plans"; cand_dir=""
-flashinfer=""; fi_opts=()
+flashinfer=""; fi_opts=(); experiments=()
 lit_dirs="Harness Agent Build Transforms/warp-reduce-gpu.test Transforms/warp-reduce-tuple-gpu.test Transforms/register-cache-gpu.test Transforms/unroll-vectorized-gpu.test Transforms/coarsen-loads-gpu.test"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -113,9 +119,10 @@ while [ $# -gt 0 ]; do
     --steps) steps_dir=$2; shift 2 ;;
     --candidates) cand_dir=$2; shift 2 ;;
     --flashinfer) flashinfer=$2; shift 2 ;;
+    --experiment) experiments+=("$2"); shift 2 ;;
     --flashinfer-options) fi_opts=(--options "$2"); [ "${2%-*}" = 1 ] || fi_opts+=(--no-control)
       shift 2 ;;
-    -h|--help) sed -n '2,87p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,93p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument $1" >&2; exit 1 ;;
   esac
 done
@@ -407,6 +414,20 @@ if [ -n "$flashinfer" ]; then
   echo "== FlashInfer's kernels as sglang launches them ($flashinfer)"
   "$here/flashinfer/flashinfer-check.sh" --astra "$astra" --include "$flashinfer" \
     --out "$out/flashinfer" --cuda "$cuda" "${fi_opts[@]}"
+fi
+
+if [ ${#experiments[@]} -gt 0 ]; then
+  edir="$out/experiments"; mkdir -p "$edir"
+  nvcc=$(command -v nvcc || echo "$cuda/bin/nvcc")
+  for src in "${experiments[@]}"; do
+    name=$(basename "$src" .cu)
+    echo "== experiment $name ($src)"
+    if ! "$nvcc" -O3 -arch=sm_90 -o "$edir/$name" "$src" > "$edir/$name.nvcc.log" 2>&1; then
+      echo "gpu-check.sh: could not build $src ($edir/$name.nvcc.log)" >&2
+      continue
+    fi
+    "$edir/$name" 2>&1 | tee "$edir/$name.txt"
+  done
 fi
 
 echo "== summary"

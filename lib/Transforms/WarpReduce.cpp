@@ -231,8 +231,12 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
         } else {
           Arrays.push_back(M.Array);
         }
-        std::string Why;
+        // From a review: threads that left before the tree would leave
+        // their warps' lanes and partials unset.
+        std::string Why = checkExitsBefore(Ctx, K, Loop);
         for (const VarDecl *A : Arrays) {
+          if (!Why.empty())
+            break;
           Why = checkLaterReads(Ctx, K, A, Self);
           if (Why.empty())
             Why = checkTreeRerun(Ctx, K, A, Loop);

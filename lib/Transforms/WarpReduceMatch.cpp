@@ -57,7 +57,8 @@ std::pair<const Stmt *, const CompoundStmt *> getInCompound(ASTContext &Ctx,
 class TidMatcher {
 public:
   TidMatcher(ASTContext &Ctx, const FunctionDecl *K)
-      : CV(Ctx, K, K->getBody()) {}
+      : Ctx(Ctx), CV(Ctx, K, K->getBody()) {}
+  ASTContext &getContext() const { return Ctx; }
   bool operator()(const Expr *E) const {
     if (isBuiltin(E, "threadIdx.x"))
       return true;
@@ -67,8 +68,28 @@ public:
   }
 
 private:
+  ASTContext &Ctx;
   ChangedVars CV;
 };
+
+/// Whether \p E converts something to an integer of fewer than 16 bits (or
+/// bool) anywhere: the matchers look through casts, and such a cast changes
+/// a stride or an index (from a review: `(unsigned char)s > 0` never holds
+/// at 256, `v[(unsigned char)(tid + s)]` wraps).
+bool hasNarrowCast(ASTContext &Ctx, const Expr *E) {
+  if (!E)
+    return false;
+  if (const auto *C = dyn_cast<CastExpr>(E)) {
+    QualType T = C->getType();
+    if (T->isIntegerType() && !T->isDependentType() &&
+        (T->isBooleanType() || Ctx.getTypeSize(T) < 16))
+      return true;
+  }
+  for (const Stmt *Ch : E->children())
+    if (hasNarrowCast(Ctx, dyn_cast_or_null<Expr>(Ch)))
+      return true;
+  return false;
+}
 
 /// `a[tid]` (\p Plus false) or `a[tid + s]` / `a[s + tid]` (\p Plus true).
 bool isElem(const Expr *E, const VarDecl *&Array, const VarDecl *S,
@@ -78,6 +99,8 @@ bool isElem(const Expr *E, const VarDecl *&Array, const VarDecl *S,
     return false;
   const VarDecl *A = getReferencedVar(Sub->getBase());
   if (!A || (Array && A != Array))
+    return false;
+  if (hasNarrowCast(IsTid.getContext(), Sub->getIdx()))
     return false;
   const Expr *Idx = stripIntCasts(Sub->getIdx());
   bool Ok;
@@ -172,6 +195,9 @@ std::string matchTreeFrame(ASTContext &Ctx, const FunctionDecl *K,
                                       (Op == BO_NE && isIntLiteral(R, 0)))) ||
         (getReferencedVar(R) == S && Op == BO_LT && isIntLiteral(L, 0))))
     return "the loop condition is not `s > 0`";
+  if (hasNarrowCast(Ctx, Loop->getCond()) || hasNarrowCast(Ctx, Loop->getInc()))
+    return "the loop's condition or step converts the stride to an integer "
+           "of fewer than 16 bits";
 
   // Body: { if (tid < s [&& tid + s < blockDim.x]) a[tid] = ...; barrier }
   const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
@@ -195,6 +221,8 @@ std::string matchTreeFrame(ASTContext &Ctx, const FunctionDecl *K,
             (IsTid(B) && getReferencedVar(A) == S));
   };
   const Expr *Cond = If->getCond();
+  if (hasNarrowCast(Ctx, Cond))
+    return "the condition converts to an integer of fewer than 16 bits";
   if (!IsTidLtS(Cond)) {
     const Expr *C1, *C2;
     if (!matchBinary(Cond, Op, C1, C2) || Op != BO_LAnd)
@@ -296,15 +324,43 @@ std::string matchTree(ASTContext &Ctx, const FunctionDecl *K,
   QualType ET = Ctx.getAsArrayType(A->getType())
                     ? Ctx.getAsArrayType(A->getType())->getElementType()
                     : QualType();
-  if (ET.isNull() || ET->isDependentType() ||
-      !(ET->isRealFloatingType() || ET->isIntegerType()) ||
-      Ctx.getTypeSize(ET) < 32)
+  M.ElemType = getShuffleType(ET);
+  if (M.ElemType.empty())
     return "'" + A->getNameAsString() +
            "' is not an array of 32- or 64-bit integers or floats (what "
            "warp shuffles move)";
-  M.ElemType = ET.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
   M.FloatElem = ET->isRealFloatingType();
   return "";
+}
+
+std::string getShuffleType(QualType T) {
+  if (T.isNull() || T->isDependentType())
+    return "";
+  // The canonical type, spelled by its keywords: a typedef's name may mean
+  // another type where the rewrite writes it (from a review).
+  const auto *B = dyn_cast<BuiltinType>(T.getCanonicalType().getTypePtr());
+  if (!B)
+    return "";
+  switch (B->getKind()) {
+  case BuiltinType::Int:
+    return "int";
+  case BuiltinType::UInt:
+    return "unsigned int";
+  case BuiltinType::Long:
+    return "long";
+  case BuiltinType::ULong:
+    return "unsigned long";
+  case BuiltinType::LongLong:
+    return "long long";
+  case BuiltinType::ULongLong:
+    return "unsigned long long";
+  case BuiltinType::Float:
+    return "float";
+  case BuiltinType::Double:
+    return "double";
+  default:
+    return "";
+  }
 }
 
 const VarDecl *getTreeElemArray(ASTContext &Ctx, const FunctionDecl *K,

@@ -104,6 +104,12 @@ std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                       const clang::ForStmt *Loop, TreeMatch &M,
                       bool NeedBarrier = true);
 
+/// The element type \p T as the rewrite writes it, when __shfl_*_sync
+/// has an overload for exactly that type (int, unsigned, long, unsigned
+/// long, long long, unsigned long long, float, double): the canonical
+/// type's keywords, never a typedef's name. Empty for any other type.
+std::string getShuffleType(clang::QualType T);
+
 /// The array of \p E when it is `a[tid]` (\p Partner false) or
 /// `a[tid + s]` (\p Partner true; s is \p S), tid being threadIdx.x or a
 /// local that holds it; null otherwise.
@@ -160,6 +166,14 @@ bool refillRunsInEveryThread(
 /// \p At, pure math of those).
 bool isUniformAt(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                  const clang::Stmt *At, const clang::Expr *E);
+
+/// Why a thread of the block may leave before the tree \p Tree of kernel
+/// \p K (a return, or a break or continue of a loop around the tree, under
+/// a condition that may differ between the threads): the warps the shuffles
+/// pair would not be whole. Empty when none may.
+std::string checkExitsBefore(clang::ASTContext &Ctx,
+                             const clang::FunctionDecl *K,
+                             const clang::Stmt *Tree);
 
 /// Names the tuple-tree form declares (fresh in the file).
 struct TupleNames {

@@ -101,12 +101,27 @@ private:
       refuse("'" + A->getNameAsString() + "' is not a __shared__ array");
       return true;
     }
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (isInside(SM, A->getLocation(), T.Frame.Step->getThen())) {
+      refuse("the tree step declares the array '" + A->getNameAsString() + "'");
+      return true;
+    }
+    const auto *Base = dyn_cast<DeclRefExpr>(Sub->getBase()->IgnoreImpCasts());
+    if (!Base || Base->hasQualifier()) {
+      refuse("the tree step names '" + A->getNameAsString() +
+             "' with a qualifier (the rewrite names the array as it is "
+             "declared)");
+      return true;
+    }
+    if (Sub->getBeginLoc().isMacroID() || Sub->getEndLoc().isMacroID()) {
+      refuse("the tree step accesses '" + A->getNameAsString() +
+             "' through a macro (the rewrite edits the access's text)");
+      return true;
+    }
     const ArrayType *AT = Ctx.getAsArrayType(A->getType());
     QualType ET = AT ? AT->getElementType() : QualType();
-    if (ET.isNull() || ET->isDependentType() || ET->isBooleanType() ||
-        ET->isEnumeralType() ||
-        !(ET->isRealFloatingType() || ET->isIntegerType()) ||
-        (Ctx.getTypeSize(ET) != 32 && Ctx.getTypeSize(ET) != 64)) {
+    std::string Elem = getShuffleType(ET);
+    if (Elem.empty()) {
       refuse("'" + A->getNameAsString() +
              "' is not an array of 32- or 64-bit integers or floats (what "
              "warp shuffles move)");
@@ -128,7 +143,7 @@ private:
     if (I == T.Members.size()) {
       TupleMember M;
       M.Array = A;
-      M.ElemType = ET.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+      M.ElemType = Elem;
       T.Members.push_back(M);
     }
     T.Members[I].Written |= Written;
@@ -137,7 +152,17 @@ private:
   }
 
   void visitRef(const DeclRefExpr *R) {
-    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    const ValueDecl *D = R->getDecl();
+    if (isa<BindingDecl>(D)) {
+      // From a review: a structured binding reads (or writes) its object,
+      // which the checks below do not follow.
+      if (!isInside(Ctx.getSourceManager(), D->getLocation(),
+                    T.Frame.Step->getThen()))
+        refuse("the tree step names the structured binding '" +
+               D->getNameAsString() + "', declared outside it");
+      return;
+    }
+    const auto *V = dyn_cast<VarDecl>(D);
     if (!V)
       return; // functions (callees are checked at the call), enumerators
     const SourceManager &SM = Ctx.getSourceManager();
@@ -224,6 +249,17 @@ private:
       visitRef(R);
       return;
     }
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D);
+            V &&
+            (isa<DecompositionDecl>(V) || V->getType()->isReferenceType())) {
+          // A reference (or a binding through one) may write what the
+          // checks of the step's names do not see.
+          refuse("the tree step declares the reference or binding '" +
+                 V->getNameAsString() + "'");
+          return;
+        }
     for (const Stmt *C : S->children())
       visit(C);
   }

@@ -117,7 +117,14 @@ public:
           return false;
     for (const VarDecl *V : Vars)
       LoopVars.insert(V);
-    return expr(F->getCond()) && step(F->getInc());
+    // The counters count as uniform while their condition and step are
+    // checked (they name them); a loop that fails leaves none behind (from a
+    // review: `i += threadIdx.x & 1` left `i` taken as uniform).
+    if (expr(F->getCond()) && step(F->getInc()))
+      return true;
+    for (const VarDecl *V : Vars)
+      LoopVars.erase(V);
+    return false;
   }
 
 private:
@@ -207,17 +214,6 @@ static bool runsInEveryThread(ASTContext &Ctx, const FunctionDecl *K,
   return true;
 }
 
-bool isUniformAt(ASTContext &Ctx, const FunctionDecl *K, const Stmt *At,
-                 const Expr *E) {
-  Uniformity U(Ctx, K);
-  // The counters of the for loops around: uniform where the loop is.
-  for (const Stmt *Cur = At, *P = getParentStmt(Ctx, At); P;
-       Cur = P, P = getParentStmt(Ctx, P))
-    if (const auto *F = dyn_cast<ForStmt>(P); F && Cur == F->getBody())
-      U.loop(F);
-  return U.expr(E);
-}
-
 namespace {
 /// The returns, breaks and continues of a function.
 struct Exits : RecursiveASTVisitor<Exits> {
@@ -228,6 +224,49 @@ struct Exits : RecursiveASTVisitor<Exits> {
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
 };
 } // namespace
+
+std::string checkExitsBefore(ASTContext &Ctx, const FunctionDecl *K,
+                             const Stmt *Tree) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto HoldsTree = [&](const Stmt *P) {
+    return SM.isPointWithin(Tree->getBeginLoc(), P->getBeginLoc(),
+                            P->getEndLoc());
+  };
+  Exits E;
+  E.TraverseStmt(K->getBody());
+  for (const Stmt *X : E.Found) {
+    if (!SM.isBeforeInTranslationUnit(X->getBeginLoc(), Tree->getBeginLoc()))
+      continue;
+    if (!isa<ReturnStmt>(X)) {
+      // A break or continue matters when its loop holds the tree.
+      const Stmt *T = getParentStmt(Ctx, X);
+      while (T && !isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(T) &&
+             !(isa<BreakStmt>(X) && isa<SwitchStmt>(T)))
+        T = getParentStmt(Ctx, T);
+      if (!T || !HoldsTree(T))
+        continue;
+    }
+    if (!runsInEveryThread(Ctx, K, X, HoldsTree))
+      return "line " +
+             std::to_string(SM.getSpellingLineNumber(X->getBeginLoc())) +
+             " may take some threads of the block away before the tree (a " +
+             X->getStmtClassName() +
+             " under a condition that may differ between them); the "
+             "shuffles need whole warps";
+  }
+  return "";
+}
+
+bool isUniformAt(ASTContext &Ctx, const FunctionDecl *K, const Stmt *At,
+                 const Expr *E) {
+  Uniformity U(Ctx, K);
+  // The counters of the for loops around: uniform where the loop is.
+  for (const Stmt *Cur = At, *P = getParentStmt(Ctx, At); P;
+       Cur = P, P = getParentStmt(Ctx, P))
+    if (const auto *F = dyn_cast<ForStmt>(P); F && Cur == F->getBody())
+      U.loop(F);
+  return U.expr(E);
+}
 
 bool refillRunsInEveryThread(ASTContext &Ctx, const FunctionDecl *K,
                              const Stmt *Refill, SourceLocation After,

@@ -240,8 +240,6 @@ WarpReduce::plan(RewriteContext &RC, const RewriteParams &P) const {
           Why = checkLaterReads(Ctx, K, A, Self);
           if (Why.empty())
             Why = checkTreeRerun(Ctx, K, A, Loop);
-          if (!Why.empty())
-            break;
         }
         if (!Why.empty()) {
           Site.Applicable = false;

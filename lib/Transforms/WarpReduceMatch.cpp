@@ -52,26 +52,6 @@ std::pair<const Stmt *, const CompoundStmt *> getInCompound(ASTContext &Ctx,
   return {S, nullptr};
 }
 
-/// Matches the tree's thread index: threadIdx.x, or a local initialised to
-/// it that nothing changes.
-class TidMatcher {
-public:
-  TidMatcher(ASTContext &Ctx, const FunctionDecl *K)
-      : Ctx(Ctx), CV(Ctx, K, K->getBody()) {}
-  ASTContext &getContext() const { return Ctx; }
-  bool operator()(const Expr *E) const {
-    if (isBuiltin(E, "threadIdx.x"))
-      return true;
-    const VarDecl *V = getReferencedVar(E);
-    return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&
-           isBuiltin(V->getInit(), "threadIdx.x") && !CV.mayChange(V);
-  }
-
-private:
-  ASTContext &Ctx;
-  ChangedVars CV;
-};
-
 /// Whether \p E converts something to an integer of fewer than 16 bits (or
 /// bool) anywhere: the matchers look through casts, and such a cast changes
 /// a stride or an index (from a review: `(unsigned char)s > 0` never holds
@@ -363,10 +343,21 @@ std::string getShuffleType(QualType T) {
   }
 }
 
-const VarDecl *getTreeElemArray(ASTContext &Ctx, const FunctionDecl *K,
-                                const Expr *E, const VarDecl *S, bool Partner) {
+TidMatcher::TidMatcher(ASTContext &Ctx, const FunctionDecl *K)
+    : Ctx(Ctx), CV(Ctx, K, K->getBody()) {}
+
+bool TidMatcher::operator()(const Expr *E) const {
+  if (isBuiltin(E, "threadIdx.x"))
+    return true;
+  const VarDecl *V = getReferencedVar(E);
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&
+         isBuiltin(V->getInit(), "threadIdx.x") && !CV.mayChange(V);
+}
+
+const VarDecl *getTreeElemArray(const TidMatcher &IsTid, const Expr *E,
+                                const VarDecl *S, bool Partner) {
   const VarDecl *A = nullptr;
-  return isElem(E, A, S, TidMatcher(Ctx, K), Partner) ? A : nullptr;
+  return isElem(E, A, S, IsTid, Partner) ? A : nullptr;
 }
 
 bool isTidElement(ASTContext &Ctx, const FunctionDecl *K, const Expr *E,

@@ -8,6 +8,7 @@
 #ifndef ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
 #define ASTRA_LIB_TRANSFORMS_WARPREDUCEMATCH_H
 
+#include "Dataflow.h"
 #include "astra/Transforms/Rewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -110,11 +111,24 @@ std::string matchTree(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
 /// type's keywords, never a typedef's name. Empty for any other type.
 std::string getShuffleType(clang::QualType T);
 
+/// Matches the tree's thread index in kernel \p K: threadIdx.x, or a local
+/// initialised to it that nothing changes. Built once per kernel (it
+/// analyses the kernel's writes).
+class TidMatcher {
+public:
+  TidMatcher(clang::ASTContext &Ctx, const clang::FunctionDecl *K);
+  clang::ASTContext &getContext() const { return Ctx; }
+  bool operator()(const clang::Expr *E) const;
+
+private:
+  clang::ASTContext &Ctx;
+  ChangedVars CV;
+};
+
 /// The array of \p E when it is `a[tid]` (\p Partner false) or
-/// `a[tid + s]` (\p Partner true; s is \p S), tid being threadIdx.x or a
-/// local that holds it; null otherwise.
-const clang::VarDecl *getTreeElemArray(clang::ASTContext &Ctx,
-                                       const clang::FunctionDecl *K,
+/// `a[tid + s]` (\p Partner true; s is \p S), tid as \p IsTid matches it;
+/// null otherwise.
+const clang::VarDecl *getTreeElemArray(const TidMatcher &IsTid,
                                        const clang::Expr *E,
                                        const clang::VarDecl *S, bool Partner);
 

@@ -50,17 +50,12 @@ using namespace clang;
 namespace astra {
 namespace {
 
-bool isInside(const SourceManager &SM, SourceLocation L, const Stmt *S) {
-  return L.isValid() && !SM.isBeforeInTranslationUnit(L, S->getBeginLoc()) &&
-         !SM.isBeforeInTranslationUnit(S->getEndLoc(), L);
-}
-
 /// Walks a tree's step and collects its accesses; Why is the first reason
 /// it cannot be rewritten.
 class StepScan {
 public:
   StepScan(ASTContext &Ctx, const FunctionDecl *K, TupleTree &T)
-      : Ctx(Ctx), K(K), T(T), Writes(T.Frame.Step->getThen()) {}
+      : Ctx(Ctx), K(K), T(T), IsTid(Ctx, K), Writes(T.Frame.Step->getThen()) {}
 
   std::string run() {
     visit(T.Frame.Step->getThen());
@@ -77,7 +72,10 @@ private:
   ASTContext &Ctx;
   const FunctionDecl *K;
   TupleTree &T;
+  TidMatcher IsTid;
   VarUses Writes; ///< variables the step assigns
+  /// Whether each variable from outside the step has one value in the block.
+  DenseMap<const VarDecl *, bool> Uniform;
   std::string Why;
 
   std::string text(const Stmt *S) const { return getStmtText(Ctx, S); }
@@ -90,9 +88,9 @@ private:
   bool addAccess(const ArraySubscriptExpr *Sub) {
     const VarDecl *S = T.Frame.Stride;
     bool Partner = false;
-    const VarDecl *A = getTreeElemArray(Ctx, K, Sub, S, false);
+    const VarDecl *A = getTreeElemArray(IsTid, Sub, S, false);
     if (!A) {
-      A = getTreeElemArray(Ctx, K, Sub, S, true);
+      A = getTreeElemArray(IsTid, Sub, S, true);
       Partner = A != nullptr;
     }
     if (!A)
@@ -102,7 +100,7 @@ private:
       return true;
     }
     const SourceManager &SM = Ctx.getSourceManager();
-    if (isInside(SM, A->getLocation(), T.Frame.Step->getThen())) {
+    if (inRange(SM, A->getLocation(), T.Frame.Step->getThen())) {
       refuse("the tree step declares the array '" + A->getNameAsString() + "'");
       return true;
     }
@@ -156,8 +154,8 @@ private:
     if (isa<BindingDecl>(D)) {
       // From a review: a structured binding reads (or writes) its object,
       // which the checks below do not follow.
-      if (!isInside(Ctx.getSourceManager(), D->getLocation(),
-                    T.Frame.Step->getThen()))
+      if (!inRange(Ctx.getSourceManager(), D->getLocation(),
+                   T.Frame.Step->getThen()))
         refuse("the tree step names the structured binding '" +
                D->getNameAsString() + "', declared outside it");
       return;
@@ -166,7 +164,7 @@ private:
     if (!V)
       return; // functions (callees are checked at the call), enumerators
     const SourceManager &SM = Ctx.getSourceManager();
-    if (isInside(SM, V->getLocation(), T.Frame.Step->getThen())) {
+    if (inRange(SM, V->getLocation(), T.Frame.Step->getThen())) {
       if (V->isStaticLocal())
         refuse("the tree step declares the static '" + V->getNameAsString() +
                "'");
@@ -190,7 +188,10 @@ private:
     }
     // The thread that runs node e's step is no longer thread e: what the
     // step reads from outside must be the same in every thread.
-    if (!isUniformAt(Ctx, K, T.Frame.Loop, R))
+    auto [It, New] = Uniform.try_emplace(V, false);
+    if (New)
+      It->second = isUniformAt(Ctx, K, T.Frame.Loop, R);
+    if (!It->second)
       refuse("the tree step reads '" + V->getNameAsString() +
              "', which may differ between the threads (the rewritten tree "
              "runs node e's step in another thread than e)");

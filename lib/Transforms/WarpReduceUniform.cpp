@@ -225,36 +225,53 @@ struct Exits : RecursiveASTVisitor<Exits> {
 };
 } // namespace
 
-std::string checkExitsBefore(ASTContext &Ctx, const FunctionDecl *K,
-                             const Stmt *Tree) {
+/// The first return, break or continue in [\p From, \p To) (from the
+/// kernel's start when \p From is invalid) that may take some threads of
+/// the block away from \p Holding: a return, or a break or continue whose
+/// loop (or switch) holds \p Holding, under a condition that may differ
+/// between the threads. Null when none may.
+static const Stmt *findThreadExit(ASTContext &Ctx, const FunctionDecl *K,
+                                  SourceLocation From, SourceLocation To,
+                                  SourceLocation Holding,
+                                  function_ref<bool(const Stmt *)> HoldsTree) {
   const SourceManager &SM = Ctx.getSourceManager();
-  auto HoldsTree = [&](const Stmt *P) {
-    return SM.isPointWithin(Tree->getBeginLoc(), P->getBeginLoc(),
-                            P->getEndLoc());
-  };
   Exits E;
   E.TraverseStmt(K->getBody());
   for (const Stmt *X : E.Found) {
-    if (!SM.isBeforeInTranslationUnit(X->getBeginLoc(), Tree->getBeginLoc()))
+    SourceLocation L = X->getBeginLoc();
+    if ((From.isValid() && SM.isBeforeInTranslationUnit(L, From)) ||
+        !SM.isBeforeInTranslationUnit(L, To))
       continue;
     if (!isa<ReturnStmt>(X)) {
-      // A break or continue matters when its loop holds the tree.
+      // Its target: the nearest loop (or switch, for a break) around it.
       const Stmt *T = getParentStmt(Ctx, X);
       while (T && !isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(T) &&
              !(isa<BreakStmt>(X) && isa<SwitchStmt>(T)))
         T = getParentStmt(Ctx, T);
-      if (!T || !HoldsTree(T))
-        continue;
+      if (!T || !SM.isPointWithin(Holding, T->getBeginLoc(), T->getEndLoc()))
+        continue; // it leaves a statement that does not hold the point
     }
     if (!runsInEveryThread(Ctx, K, X, HoldsTree))
-      return "line " +
-             std::to_string(SM.getSpellingLineNumber(X->getBeginLoc())) +
-             " may take some threads of the block away before the tree (a " +
-             X->getStmtClassName() +
-             " under a condition that may differ between them); the "
-             "shuffles need whole warps";
+      return X;
   }
-  return "";
+  return nullptr;
+}
+
+std::string checkExitsBefore(ASTContext &Ctx, const FunctionDecl *K,
+                             const Stmt *Tree) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation At = Tree->getBeginLoc();
+  const Stmt *X =
+      findThreadExit(Ctx, K, SourceLocation(), At, At, [&](const Stmt *P) {
+        return SM.isPointWithin(At, P->getBeginLoc(), P->getEndLoc());
+      });
+  if (!X)
+    return "";
+  return "line " + std::to_string(SM.getSpellingLineNumber(X->getBeginLoc())) +
+         " may take some threads of the block away before the tree (a " +
+         X->getStmtClassName() +
+         " under a condition that may differ between them); the shuffles "
+         "need whole warps";
 }
 
 bool isUniformAt(ASTContext &Ctx, const FunctionDecl *K, const Stmt *At,
@@ -271,32 +288,11 @@ bool isUniformAt(ASTContext &Ctx, const FunctionDecl *K, const Stmt *At,
 bool refillRunsInEveryThread(ASTContext &Ctx, const FunctionDecl *K,
                              const Stmt *Refill, SourceLocation After,
                              function_ref<bool(const Stmt *)> HoldsTree) {
-  if (!runsInEveryThread(Ctx, K, Refill, HoldsTree))
-    return false;
   // A thread that left before the refill (a return, or a break or continue
   // of a loop around it) does not refill its element.
-  const SourceManager &SM = Ctx.getSourceManager();
-  Exits E;
-  E.TraverseStmt(K->getBody());
-  for (const Stmt *X : E.Found) {
-    SourceLocation L = X->getBeginLoc();
-    if (SM.isBeforeInTranslationUnit(L, After) ||
-        !SM.isBeforeInTranslationUnit(L, Refill->getEndLoc()))
-      continue;
-    if (!isa<ReturnStmt>(X)) {
-      // Its target: the nearest loop (or switch, for a break) around it.
-      const Stmt *T = getParentStmt(Ctx, X);
-      while (T && !isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(T) &&
-             !(isa<BreakStmt>(X) && isa<SwitchStmt>(T)))
-        T = getParentStmt(Ctx, T);
-      if (!T || !SM.isPointWithin(Refill->getBeginLoc(), T->getBeginLoc(),
-                                  T->getEndLoc()))
-        continue; // it leaves a statement that does not hold the refill
-    }
-    if (!runsInEveryThread(Ctx, K, X, HoldsTree))
-      return false;
-  }
-  return true;
+  return runsInEveryThread(Ctx, K, Refill, HoldsTree) &&
+         !findThreadExit(Ctx, K, After, Refill->getEndLoc(),
+                         Refill->getBeginLoc(), HoldsTree);
 }
 
 } // namespace astra
